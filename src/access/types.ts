@@ -1,0 +1,63 @@
+import type { RegisteredSkill } from "../registry/types.js";
+
+/** Per-agent policy (SPEC §3.1, §3.2). Names are exact. */
+export interface AgentPolicy {
+  /** Absent or `["*"]`: the whole shared pool; `[]`: none of it. */
+  allowedSkills?: string[];
+  excludedSkills?: string[];
+  /** Absent or `["*"]`: every tool. */
+  allowedTools?: string[];
+  deniedTools?: string[];
+}
+
+/** Per-project policy (SPEC §3.2 Project Context, §3.1 tool whitelist). */
+export interface ProjectPolicy {
+  label?: string;
+  /** The project's own skills it turns off. */
+  disabledSkills?: string[];
+  /** Shared-pool skills the project opts in; granted, so always allowed. */
+  sharedSkills?: string[];
+  /** Tools the project allows; default `PROJECT_DEFAULT_ALLOWED_TOOLS`. */
+  toolWhitelist?: string[];
+}
+
+export interface Scope {
+  projectId?: string;
+  agentId?: string;
+}
+
+export type Availability =
+  | { status: "available"; optionalMissing: string[] }
+  | { status: "unavailable"; missing: string[]; optionalMissing: string[] }
+  | { status: "invalid"; message: string };
+
+/** Public face of a skill in a listing (SPEC §7: at least name, description, origin, dir). */
+export interface SkillInfo {
+  name: string;
+  description: string;
+  origin: RegisteredSkill["origin"];
+  label: string;
+  dir: string;
+}
+
+/**
+ * The registry one `(projectId?, agentId?)` pair sees. A skill it does not show is
+ * indistinguishable from a missing one.
+ */
+export interface ScopedRegistry {
+  /** Whether the `skill` tool is effective for this scope (Tool Access Policy). */
+  readonly toolAvailable: boolean;
+  /**
+   * Allowed skills the model may use, in precedence order of origin, then name.
+   * `disable-model-invocation` skills are left out: hidden from the catalog, not activatable.
+   */
+  list(): SkillInfo[];
+  /** The allowed, model-invocable skill of that name. */
+  get(name: string): RegisteredSkill | undefined;
+  /** Every allowed skill including model-hidden ones: for people (`show`, `doctor`), never for the tool. */
+  all(): RegisteredSkill[];
+  /** Requirement check of an allowed skill; `undefined` when not allowed or missing. */
+  availability(name: string): Availability | undefined;
+  /** Snapshot version this scope was resolved from. */
+  readonly version: number;
+}

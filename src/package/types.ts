@@ -1,0 +1,67 @@
+import type { Diagnostic } from "./diagnostic.js";
+
+/** One node of a `metadata.requirements` tree (SPEC §3.3). Evaluation lives in `src/access`. */
+export type Requirement =
+  | { kind: "env"; name: string }
+  | { kind: "binary"; name: string }
+  | { kind: "skill"; name: string }
+  | { kind: "all"; items: Requirement[] }
+  | { kind: "any"; items: Requirement[] };
+
+export interface Requirements {
+  /** The one required root; null when only `optional` items were declared. */
+  root: Requirement | null;
+  /** Reported when missing, never blocking. */
+  optional: Requirement[];
+}
+
+/** The frontmatter of one skill, read leniently (SPEC §1). */
+export interface SkillManifest {
+  name: string;
+  description: string;
+  license?: string;
+  compatibility?: string;
+  /** `metadata` as written; non-string values are kept (and warned), never dropped. */
+  metadata: Record<string, unknown>;
+  /** `allowed-tools`: pre-approved tools, normalised to a list; null when absent. */
+  allowedTools: string[] | null;
+  /** `tools`: the surface this skill narrows to while loaded; null when absent. */
+  tools: string[] | null;
+  /** Parsed requirement tree; null when none declared. */
+  requirements: Requirements | null;
+  /** Set when `metadata.requirements` is malformed: availability is then `invalid`. */
+  requirementsError: string | null;
+  disableModelInvocation: boolean;
+  /** Every key the standard and our hosts do not define, kept as written. */
+  extra: Record<string, unknown>;
+}
+
+/** Identity of the SKILL.md bytes a record was built from; a change means re-read. */
+export interface FileStamp {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+/**
+ * Level-1 record of one loadable skill: metadata only, no body. The body is read at
+ * activation (see `readSkillBody`), so a 10,000-skill registry holds kilobytes, not megabytes.
+ */
+export interface SkillPackage {
+  name: string;
+  description: string;
+  /** Absolute real path of the skill directory. */
+  dir: string;
+  /** Absolute path of the SKILL.md (or lowercase skill.md) file. */
+  skillFile: string;
+  manifest: SkillManifest;
+  stamp: FileStamp;
+  /** Warnings from loading (errors make a skill unloadable, so a loaded skill has none). */
+  diagnostics: Diagnostic[];
+}
+
+export interface LoadResult {
+  /** null when the skill cannot be used; `diagnostics` then holds at least one error. */
+  skill: SkillPackage | null;
+  diagnostics: Diagnostic[];
+}

@@ -1,0 +1,42 @@
+import type { Diagnostic } from "../package/diagnostic.js";
+import type { SkillPackage } from "../package/types.js";
+
+export type Origin = "bundled" | "global" | "project" | "agent";
+
+/** Where skills come from (SPEC §2). `path` is a directory of skills or one skill directory. */
+export interface SkillSource {
+  path: string;
+  origin: Origin;
+  /** origin `project`: the owning project. */
+  projectId?: string;
+  /** Display label of the source's group; defaults per origin. */
+  label?: string;
+  /** origin `agent`: the owning agent; the skill is private to it. */
+  agentId?: string;
+}
+
+/** A loaded skill together with where it came from. */
+export interface RegisteredSkill extends SkillPackage {
+  origin: Origin;
+  /** Group label shown in listings and catalogs. */
+  label: string;
+  projectId?: string;
+  agentId?: string;
+  /** Index of the source in the configured order (lower wins within one origin). */
+  sourceIndex: number;
+}
+
+/**
+ * An immutable registry snapshot. A refresh builds a new one and swaps it in one step, so a
+ * reader holding a snapshot never sees a half-built registry.
+ */
+export interface RegistrySnapshot {
+  /** Increases by one on every swap; scoped-registry caches key on it. */
+  readonly version: number;
+  /** Every loaded skill, in precedence order (agent > project > global > bundled, then source order). */
+  readonly skills: readonly RegisteredSkill[];
+  /** Every diagnostic of the scan: invalid skills, warnings, shadowed losers, loops, bounds. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** Environment snapshot taken at load, for requirement checks. */
+  readonly env: Readonly<Record<string, string>>;
+}

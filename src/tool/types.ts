@@ -1,0 +1,41 @@
+import type { ScopedRegistry, Scope } from "../access/types.js";
+import type { Envelope } from "./envelope.js";
+
+/**
+ * The dedup-only session hook: `true` fresh, `false` already active, `undefined` no hook
+ * (treated as fresh). Nothing is persisted through it: the tool result is the durable carrier.
+ */
+export type ActivateSkillHook = (name: string, content: string) => boolean | undefined;
+
+export interface SkillToolContext extends Scope {
+  activateSkill?: ActivateSkillHook;
+}
+
+export interface SkillToolDeps {
+  /** Maps a scope to the live scoped registry a call uses. */
+  resolveRegistry(scope: Scope): ScopedRegistry | Promise<ScopedRegistry>;
+  /** Rescans skills from disk; called once on a named miss. */
+  refreshSkills(): Promise<unknown>;
+}
+
+export interface SkillToolInputSchema {
+  type: "object";
+  properties: {
+    name: { type: "string"; description: string };
+    file_path: { type: "string"; description: string };
+  };
+}
+
+export interface SkillTool {
+  name: "skill";
+  description: string;
+  inputSchema: SkillToolInputSchema;
+  readOnly: true;
+  call(args: unknown, ctx?: SkillToolContext): Promise<Envelope>;
+}
+
+/** Presentation-only facts about a call (SPEC §4 Display). */
+export interface SkillToolDisplay {
+  primary: string | null;
+  results?: number;
+}
