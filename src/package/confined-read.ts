@@ -1,0 +1,176 @@
+/**
+ * Reading a file of a skill by a model-supplied relative path (SPEC §4 Read). This module is the
+ * one place path confinement lives: every surface that reads a skill file on a caller's behalf
+ * goes through `readConfinedFile`.
+ */
+import { constants } from "node:fs";
+import fs from "node:fs/promises";
+import path from "node:path";
+import type { ReadErrorReason } from "../tool/envelope.js";
+
+export const DEFAULT_MAX_READ_BYTES = 256 * 1024;
+
+export interface ConfinedReadOptions {
+  /** Largest number of bytes returned; longer files are cut with a notice. */
+  maxBytes?: number;
+}
+
+export type ConfinedRead =
+  | { ok: true; path: string; content: string; size: number; truncated: boolean }
+  | { ok: false; reason: ReadErrorReason; message: string };
+
+export type NormalisedPath =
+  | { ok: true; path: string; segments: string[] }
+  | { ok: false; reason: "illegal_path"; message: string };
+
+/**
+ * Normalises a skill-relative path: backslashes become `/` (paths written on Windows), repeated
+ * slashes collapse. Refuses anything that could name a place outside the skill before the file
+ * system is touched. Nothing is percent-decoded: `%2e%2e` is a literal file name.
+ */
+export function normaliseSkillPath(filePath: string): NormalisedPath {
+  const illegal = (why: string): NormalisedPath => ({
+    ok: false,
+    reason: "illegal_path",
+    message: `Illegal file_path ${JSON.stringify(filePath)}: ${why}.`,
+  });
+  if (filePath.includes("\0")) return illegal("it contains a NUL character");
+  const slashed = filePath.replace(/\\/g, "/");
+  if (slashed.trim() === "") return illegal("it is empty");
+  // `/x`, `//server/share` and drive paths (`C:\x`, `C:x`) are all absolute somewhere.
+  if (slashed.startsWith("/") || /^[A-Za-z]:/.test(slashed)) return illegal("it must be relative to the skill directory");
+  const segments = slashed.split("/").filter((segment) => segment !== "");
+  if (segments.some((segment) => segment === "." || segment === "..")) {
+    return illegal("`.` and `..` segments are not allowed");
+  }
+  if (segments.length === 0) return illegal("it is empty");
+  return { ok: true, path: segments.join("/"), segments };
+}
+
+/**
+ * Reads one regular UTF-8 file inside `skillDir`. Never throws and never blocks on a FIFO or a
+ * device: every problem comes back as a `reason` with a message free of absolute paths.
+ */
+export async function readConfinedFile(
+  skillDir: string,
+  filePath: string,
+  options: ConfinedReadOptions = {},
+): Promise<ConfinedRead> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_READ_BYTES;
+  const normalised = normaliseSkillPath(filePath);
+  if (!normalised.ok) return normalised;
+  const relative = normalised.path;
+  const refuse = (reason: ReadErrorReason, why: string): ConfinedRead => ({
+    ok: false,
+    reason,
+    message: `Cannot read ${JSON.stringify(relative)}: ${why}.`,
+  });
+
+  let realDir: string;
+  let realTarget: string;
+  try {
+    realDir = await fs.realpath(skillDir);
+  } catch (error) {
+    return refuse(reasonOf(error), "the skill directory cannot be resolved");
+  }
+  try {
+    realTarget = await fs.realpath(path.join(realDir, ...normalised.segments));
+  } catch (error) {
+    const reason = reasonOf(error);
+    return refuse(reason, reason === "not_found" ? "no such file in this skill" : describe(error));
+  }
+  // Checked on the real paths, after every symlink is resolved, and by whole components so
+  // that a sibling `a-evil` never counts as inside `a`.
+  if (!isInside(realDir, realTarget)) return refuse("illegal_path", "it resolves outside the skill directory");
+
+  try {
+    const before = await fs.stat(realTarget);
+    if (!before.isFile()) return refuse("not_a_file", "it is not a regular file");
+  } catch (error) {
+    return refuse(reasonOf(error), describe(error));
+  }
+
+  let handle: fs.FileHandle;
+  try {
+    // O_NONBLOCK: if the path was swapped for a FIFO after the stat, open still returns at once.
+    // O_NOFOLLOW: the real path has no final symlink; one appearing now is a swap, so refuse it.
+    handle = await fs.open(realTarget, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW | constants.O_NOCTTY);
+  } catch (error) {
+    return refuse(reasonOf(error), describe(error));
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return refuse("not_a_file", "it is not a regular file");
+    const bytes = await readPrefix(handle, maxBytes + 1);
+    const truncated = bytes.length > maxBytes;
+    const kept = truncated ? bytes.subarray(0, characterBoundary(bytes, maxBytes)) : bytes;
+    let text: string;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(kept);
+    } catch {
+      return refuse("not_utf8", "it is not valid UTF-8 text");
+    }
+    const size = Math.max(info.size, bytes.length);
+    const content = truncated ? text + truncationNotice(kept.length, size) : text;
+    return { ok: true, path: relative, content, size, truncated };
+  } catch (error) {
+    return refuse(reasonOf(error), describe(error));
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+function isInside(dir: string, target: string): boolean {
+  const rel = path.relative(dir, target);
+  if (rel === "" || path.isAbsolute(rel)) return false;
+  return rel !== ".." && !rel.startsWith(`..${path.sep}`);
+}
+
+async function readPrefix(handle: fs.FileHandle, limit: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(limit);
+  let filled = 0;
+  while (filled < limit) {
+    const { bytesRead } = await handle.read(buffer, filled, limit - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
+/** The largest cut at or below `limit` that does not split a UTF-8 sequence. */
+function characterBoundary(bytes: Uint8Array, limit: number): number {
+  let cut = Math.min(limit, bytes.length);
+  // A continuation byte (10xxxxxx) belongs to the character that started before it; at most
+  // three of them follow a lead byte.
+  for (let steps = 0; steps < 3 && cut > 0 && cut < bytes.length && (bytes[cut]! & 0xc0) === 0x80; steps++) cut--;
+  return cut;
+}
+
+function truncationNotice(shown: number, size: number): string {
+  return `\n\n[File truncated: the file is ${size} bytes; only the first ${shown} bytes are shown.]`;
+}
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : undefined;
+}
+
+function reasonOf(error: unknown): ReadErrorReason {
+  switch (errorCode(error)) {
+    case "ENOENT":
+    case "ENOTDIR":
+      return "not_found";
+    case "ELOOP":
+      return "illegal_path";
+    case "EISDIR":
+      return "not_a_file";
+    default:
+      return "io";
+  }
+}
+
+/** The error's code only: Node's messages embed absolute paths, which must not reach a result. */
+function describe(error: unknown): string {
+  const code = errorCode(error);
+  if (code === "ELOOP") return "it is a symbolic link loop or was replaced by a link";
+  return code ? `the file system reported ${code}` : "the file could not be read";
+}

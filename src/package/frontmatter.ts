@@ -1,0 +1,45 @@
+/**
+ * From SKILL.md text to a parsed frontmatter mapping: split, size check, YAML, the one
+ * quoting retry. Shared by loading and by strict validation, so both read a file the same way.
+ */
+import { Buffer } from "node:buffer";
+import { MAX_FRONTMATTER_BYTES } from "./limits.js";
+import { splitFrontmatter } from "./split.js";
+import { parseYaml, quotePlainScalarsWithColons } from "./yaml.js";
+
+export type FrontmatterResult =
+  | { ok: true; data: Record<string, unknown>; body: string; retried: boolean }
+  | { ok: false; code: string; message: string };
+
+export function readFrontmatter(text: string, options: { allowRetry: boolean }): FrontmatterResult {
+  const split = splitFrontmatter(text);
+  if (!split.ok) return split;
+  const bytes = Buffer.byteLength(split.frontmatter, "utf8");
+  if (bytes > MAX_FRONTMATTER_BYTES) {
+    return { ok: false, code: "frontmatter_too_large", message: `Frontmatter is ${bytes} bytes; the limit is ${MAX_FRONTMATTER_BYTES}` };
+  }
+  // Parse a copy: every string the YAML parser returns is a slice of its input, and a slice of
+  // the whole file text would keep the body alive in a registry that only wants metadata.
+  const frontmatter = Buffer.from(split.frontmatter, "utf8").toString("utf8");
+  let parsed = parseYaml(frontmatter);
+  let retried = false;
+  if (!parsed.ok && options.allowRetry) {
+    const quoted = quotePlainScalarsWithColons(frontmatter);
+    if (quoted !== null) {
+      const second = parseYaml(quoted);
+      if (second.ok) {
+        parsed = second;
+        retried = true;
+      }
+    }
+  }
+  if (!parsed.ok) {
+    const where = parsed.line !== undefined ? ` (SKILL.md line ${parsed.line + split.firstLine})` : "";
+    return { ok: false, code: "yaml_invalid", message: `Invalid YAML in frontmatter${where}: ${parsed.message}` };
+  }
+  const value = parsed.value ?? {};
+  if (typeof value !== "object" || Array.isArray(value)) {
+    return { ok: false, code: "frontmatter_not_mapping", message: "SKILL.md frontmatter must be a YAML mapping" };
+  }
+  return { ok: true, data: value as Record<string, unknown>, body: split.body, retried };
+}

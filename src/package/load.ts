@@ -1,0 +1,70 @@
+/**
+ * Loading one skill package leniently (SPEC §1): everything that can still be used loads,
+ * with warnings; what cannot yields `skill: null` and at least one error. Never throws for a
+ * bad file — a malformed skill must not take its neighbours down.
+ */
+import * as path from "node:path";
+import { diagnostic, type Diagnostic } from "./diagnostic.js";
+import { readFrontmatter } from "./frontmatter.js";
+import { buildManifest } from "./manifest.js";
+import { locateSkillFile, readSkillFileSync } from "./skill-file.js";
+import type { FileStamp, LoadResult } from "./types.js";
+
+export function loadSkillSync(dir: string): LoadResult {
+  const abs = path.resolve(dir);
+  const located = locateSkillFile(abs);
+  if (!located) {
+    return { skill: null, diagnostics: [diagnostic(abs, "error", "skill_file_missing", "Missing required file: SKILL.md")] };
+  }
+  const read = readSkillFileSync(located.file);
+  if (!read.ok) return { skill: null, diagnostics: [diagnostic(located.file, "error", read.code, read.message)] };
+  const result = loadSkillFile(located.file, abs, read.text, read.stamp);
+  if (located.lowercase) {
+    result.diagnostics.unshift(
+      diagnostic(located.file, "warning", "skill_file_lowercase", "Found skill.md; the standard name is SKILL.md (rename it)"),
+    );
+  }
+  return result;
+}
+
+export async function loadSkill(dir: string): Promise<LoadResult> {
+  return loadSkillSync(dir);
+}
+
+/**
+ * Builds the level-1 record from text a caller already read (the registry reads files
+ * itself so it can stamp and batch them).
+ */
+export function loadSkillFile(skillFile: string, dir: string, text: string, stamp: FileStamp): LoadResult {
+  const diagnostics: Diagnostic[] = [];
+  const fm = readFrontmatter(text, { allowRetry: true });
+  if (!fm.ok) {
+    return { skill: null, diagnostics: [diagnostic(skillFile, "error", fm.code, fm.message)] };
+  }
+  if (fm.retried) {
+    diagnostics.push(
+      diagnostic(
+        skillFile,
+        "warning",
+        "yaml_quoted_retry",
+        "Frontmatter has a plain value containing ': '; loaded by quoting it. Put such values in quotes.",
+      ),
+    );
+  }
+  const built = buildManifest(fm.data, skillFile, path.basename(dir));
+  diagnostics.push(...built.diagnostics);
+  if (!built.manifest) return { skill: null, diagnostics };
+  const manifest = built.manifest;
+  return {
+    skill: {
+      name: manifest.name,
+      description: manifest.description,
+      dir,
+      skillFile,
+      manifest,
+      stamp,
+      diagnostics,
+    },
+    diagnostics,
+  };
+}

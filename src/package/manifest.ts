@@ -1,0 +1,163 @@
+/**
+ * Lenient reading of frontmatter fields (SPEC §1 table): warn and load whenever the skill can
+ * still be used, refuse only what cannot be (missing name or description, `tools: []`).
+ * The strict, reference-compatible checks live in `validate.ts`; the naming rules both use
+ * live in `naming.ts`.
+ */
+import { diagnostic, type Diagnostic } from "./diagnostic.js";
+import { MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH } from "./limits.js";
+import { nameProblems, normalizeName } from "./naming.js";
+import { parseRequirements } from "./requirements.js";
+import type { SkillManifest } from "./types.js";
+
+const KNOWN_KEYS = new Set([
+  "name",
+  "description",
+  "license",
+  "compatibility",
+  "metadata",
+  "allowed-tools",
+  "tools",
+  "disable-model-invocation",
+]);
+
+export interface ManifestResult {
+  manifest: SkillManifest | null;
+  diagnostics: Diagnostic[];
+}
+
+export function buildManifest(raw: Record<string, unknown>, skillFile: string, dirName: string): ManifestResult {
+  const diags: Diagnostic[] = [];
+  const warn = (code: string, message: string) => diags.push(diagnostic(skillFile, "warning", code, message));
+  const fail = (code: string, message: string) => diags.push(diagnostic(skillFile, "error", code, message));
+
+  const name = requiredString(raw, "name", fail);
+  const description = requiredString(raw, "description", fail);
+
+  if (name !== null) {
+    for (const problem of nameProblems(name, dirName)) warn(problem.code, problem.message);
+  }
+  if (description !== null && [...description].length > MAX_DESCRIPTION_LENGTH) {
+    warn("description_too_long", `Description exceeds ${MAX_DESCRIPTION_LENGTH} character limit (${[...description].length} chars)`);
+  }
+
+  const license = optionalString(raw, "license", warn);
+  const compatibility = optionalString(raw, "compatibility", warn);
+  if (compatibility !== undefined && [...compatibility].length > MAX_COMPATIBILITY_LENGTH) {
+    warn(
+      "compatibility_too_long",
+      `Compatibility exceeds ${MAX_COMPATIBILITY_LENGTH} character limit (${[...compatibility].length} chars)`,
+    );
+  }
+
+  const metadata = readMetadata(raw.metadata, warn);
+  const allowedTools = toolList(raw, "allowed-tools", warn);
+  const tools = toolList(raw, "tools", warn);
+  if (tools !== null && tools.length === 0) {
+    fail("tools_empty", "`tools: []` would narrow the tool surface to nothing; omit the key to leave the surface alone");
+  }
+
+  const requirementsRaw = metadata.requirements ?? nested(metadata.vbot, "requirements");
+  let requirements: SkillManifest["requirements"] = null;
+  let requirementsError: string | null = null;
+  if (requirementsRaw !== undefined) {
+    const parsed = parseRequirements(requirementsRaw);
+    if (parsed.ok) requirements = parsed.value;
+    else {
+      requirementsError = parsed.message;
+      warn("requirements_invalid", `metadata.requirements is malformed: ${parsed.message}`);
+    }
+  }
+
+  let disableModelInvocation = false;
+  if ("disable-model-invocation" in raw) {
+    const v = raw["disable-model-invocation"];
+    if (typeof v === "boolean") disableModelInvocation = v;
+    else warn("field_type", `disable-model-invocation must be true or false, got ${JSON.stringify(v)}; ignored`);
+  }
+
+  const extra: Record<string, unknown> = {};
+  for (const key of Object.keys(raw)) if (!KNOWN_KEYS.has(key)) extra[key] = raw[key];
+
+  if (name === null || description === null || diags.some((d) => d.severity === "error")) {
+    return { manifest: null, diagnostics: diags };
+  }
+  return {
+    manifest: {
+      name: normalizeName(name),
+      description,
+      ...(license !== undefined ? { license } : {}),
+      ...(compatibility !== undefined ? { compatibility } : {}),
+      metadata,
+      allowedTools,
+      tools,
+      requirements,
+      requirementsError,
+      disableModelInvocation,
+      extra,
+    },
+    diagnostics: diags,
+  };
+}
+
+function requiredString(raw: Record<string, unknown>, key: string, fail: (c: string, m: string) => void): string | null {
+  if (!(key in raw)) {
+    fail(`${key}_missing`, `Missing required field in frontmatter: ${key}`);
+    return null;
+  }
+  const v = raw[key];
+  if (typeof v !== "string" || v.trim() === "") {
+    fail(`${key}_invalid`, `Field '${key}' must be a non-empty string`);
+    return null;
+  }
+  return v.trim();
+}
+
+function optionalString(raw: Record<string, unknown>, key: string, warn: (c: string, m: string) => void): string | undefined {
+  if (!(key in raw) || raw[key] === null) return undefined;
+  const v = raw[key];
+  if (typeof v === "string") return v;
+  // A number or boolean here is almost always an unquoted value; keep its text rather than lose it.
+  if (typeof v === "number" || typeof v === "boolean") {
+    warn("field_type", `Field '${key}' should be a string; read ${JSON.stringify(v)} as text`);
+    return String(v);
+  }
+  warn("field_type", `Field '${key}' must be a string; ignored`);
+  return undefined;
+}
+
+function readMetadata(v: unknown, warn: (c: string, m: string) => void): Record<string, unknown> {
+  if (v === undefined || v === null) return {};
+  if (typeof v !== "object" || Array.isArray(v)) {
+    warn("metadata_type", "Field 'metadata' must be a mapping of string keys to string values; ignored");
+    return {};
+  }
+  const out = v as Record<string, unknown>;
+  for (const [k, value] of Object.entries(out)) {
+    // Requirements are structured by design; every other value should be a string.
+    if (k === "requirements" || k === "vbot") continue;
+    if (typeof value !== "string") warn("metadata_value_type", `metadata.${k} should be a string, got ${typeOf(value)}; kept as written`);
+  }
+  return out;
+}
+
+function toolList(raw: Record<string, unknown>, key: string, warn: (c: string, m: string) => void): string[] | null {
+  if (!(key in raw) || raw[key] === null) return null;
+  const v = raw[key];
+  if (typeof v === "string") return v.split(/[\s,]+/).filter((t) => t !== "");
+  if (Array.isArray(v)) {
+    const names = v.filter((t): t is string => typeof t === "string" && t.trim() !== "").map((t) => t.trim());
+    if (names.length !== v.length) warn("field_type", `Field '${key}' list items must all be non-empty strings; others ignored`);
+    return names;
+  }
+  warn("field_type", `Field '${key}' must be either a string or a list of strings; ignored`);
+  return null;
+}
+
+function nested(v: unknown, key: string): unknown {
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>)[key] : undefined;
+}
+
+function typeOf(v: unknown): string {
+  return v === null ? "null" : Array.isArray(v) ? "a list" : typeof v;
+}

@@ -1,0 +1,80 @@
+/**
+ * Finding and reading SKILL.md with the byte-level limits (SPEC §1): at most 1 MiB, valid
+ * UTF-8. The size is checked from `stat` before reading, so a huge file costs nothing.
+ */
+import { Buffer, isUtf8 } from "node:buffer";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { MAX_SKILL_FILE_BYTES } from "./limits.js";
+import type { FileStamp } from "./types.js";
+
+export interface SkillFileLocation {
+  file: string;
+  /** True when only a lowercase `skill.md` exists: accepted, with a warning. */
+  lowercase: boolean;
+}
+
+export function locateSkillFile(dir: string): SkillFileLocation | null {
+  const upper = path.join(dir, "SKILL.md");
+  if (isFile(upper)) return { file: upper, lowercase: false };
+  const lower = path.join(dir, "skill.md");
+  if (isFile(lower)) return { file: lower, lowercase: true };
+  return null;
+}
+
+function isFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export type SkillFileRead =
+  | { ok: true; text: string; stamp: FileStamp }
+  | { ok: false; code: string; message: string };
+
+export function stampOf(stat: fs.Stats): FileStamp {
+  return { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
+}
+
+export function readSkillFileSync(file: string): SkillFileRead {
+  let fd: number;
+  try {
+    // O_NONBLOCK: a FIFO planted as SKILL.md must not hang the scan; fstat below refuses it.
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch (e) {
+    return ioFailure(e, file);
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return { ok: false, code: "skill_file_not_regular", message: `${file} is not a regular file` };
+    if (stat.size > MAX_SKILL_FILE_BYTES) {
+      return { ok: false, code: "skill_file_too_large", message: `SKILL.md is ${stat.size} bytes; the limit is ${MAX_SKILL_FILE_BYTES} (1 MiB)` };
+    }
+    // Read what is there now (the file may have changed since stat), but never more than the limit + 1.
+    const buf = Buffer.allocUnsafe(Math.min(stat.size + 1, MAX_SKILL_FILE_BYTES + 1));
+    let length = 0;
+    for (;;) {
+      const n = fs.readSync(fd, buf, length, buf.length - length, null);
+      if (n === 0) break;
+      length += n;
+      if (length === buf.length) break;
+    }
+    if (length > MAX_SKILL_FILE_BYTES) {
+      return { ok: false, code: "skill_file_too_large", message: `SKILL.md is over the ${MAX_SKILL_FILE_BYTES}-byte (1 MiB) limit` };
+    }
+    const bytes = buf.subarray(0, length);
+    if (!isUtf8(bytes)) return { ok: false, code: "skill_file_not_utf8", message: "SKILL.md is not valid UTF-8" };
+    return { ok: true, text: bytes.toString("utf8"), stamp: stampOf(stat) };
+  } catch (e) {
+    return ioFailure(e, file);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function ioFailure(e: unknown, file: string): SkillFileRead {
+  const err = e as NodeJS.ErrnoException;
+  return { ok: false, code: "skill_file_unreadable", message: `Cannot read ${file}: ${err.code ?? err.message}` };
+}
