@@ -1,0 +1,255 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { test } from "node:test";
+import { readSkillBody } from "../../src/package/body.js";
+import { loadSkillSync } from "../../src/package/load.js";
+import { listResources } from "../../src/package/resources.js";
+import { CORPUS, EXAMPLES, tempDir, writeSkill } from "../support/tmp.js";
+
+const root = tempDir();
+
+function rawSkill(dirName: string, content: string | Buffer): string {
+  const dir = path.join(root, dirName);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "SKILL.md"), content);
+  return dir;
+}
+
+function codes(dir: string): string[] {
+  return loadSkillSync(dir).diagnostics.map((d) => `${d.severity}:${d.code}`);
+}
+
+test("all twelve corpus skills load; only claude-api warns, on its description", () => {
+  const names = fs.readdirSync(CORPUS);
+  assert.equal(names.length, 12);
+  for (const name of names) {
+    const { skill, diagnostics } = loadSkillSync(path.join(CORPUS, name));
+    assert.ok(skill, name);
+    assert.equal(skill.name, name);
+    if (name === "claude-api") {
+      assert.deepEqual(
+        diagnostics.map((d) => [d.severity, d.message]),
+        [["warning", "Description exceeds 1024 character limit (1068 chars)"]],
+      );
+    } else assert.deepEqual(diagnostics, [], name);
+  }
+});
+
+test("claude-api: a |- block description keeps its lines; the body keeps its inner --- lines", async () => {
+  const { skill } = loadSkillSync(path.join(CORPUS, "claude-api"));
+  assert.ok(skill);
+  assert.ok(skill.description.startsWith("Reference for the Claude API / Anthropic SDK"));
+  assert.equal(skill.description.split("\n").length, 3);
+  assert.ok(!skill.description.endsWith("\n"));
+  const body = await readSkillBody(skill);
+  const text = fs.readFileSync(path.join(CORPUS, "claude-api", "SKILL.md"), "utf8");
+  const fenceLines = (s: string) => s.split("\n").filter((l) => /^---\s*$/.test(l)).length;
+  // Two fence lines belong to the frontmatter; every other `---` line stays in the body.
+  assert.equal(fenceLines(body), fenceLines(text) - 2);
+  assert.ok(fenceLines(body) >= 10);
+  assert.ok(body.startsWith("# Building LLM-Powered Applications with Claude"));
+});
+
+test("quoted descriptions come out as the author meant them", () => {
+  for (const name of fs.readdirSync(CORPUS)) {
+    const text = fs.readFileSync(path.join(CORPUS, name, "SKILL.md"), "utf8");
+    const line = text.split("\n").find((l) => l.startsWith("description: "))!;
+    const { skill } = loadSkillSync(path.join(CORPUS, name));
+    const raw = line.slice("description: ".length);
+    if (raw.startsWith('"')) {
+      // YAML double quotes share JSON's escapes for what the corpus uses.
+      assert.equal(skill!.description, JSON.parse(raw), name);
+      assert.ok(!skill!.description.includes('\\"'), name);
+    } else if (!/^[|>]/.test(raw)) {
+      assert.equal(skill!.description, raw.trim(), name);
+    }
+  }
+});
+
+test("a folded >- description is one line", () => {
+  const { skill } = loadSkillSync(path.join(EXAMPLES, "http-smoke-test"));
+  assert.ok(skill && !skill.description.includes("\n"));
+  assert.match(skill.description, /after a deploy: call its health/);
+});
+
+test("a billion-laughs document fails fast with a clear diagnostic", () => {
+  const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
+  for (let i = 1; i < 9; i++) {
+    const prev = String.fromCharCode(96 + i);
+    const cur = String.fromCharCode(97 + i);
+    lines.push(`${cur}: &${cur} [${Array(9).fill(`*${prev}`).join(",")}]`);
+  }
+  const dir = rawSkill("laughs", `---\nname: laughs\ndescription: d\n${lines.join("\n")}\n---\nbody\n`);
+  const result = loadSkillSync(dir);
+  assert.equal(result.skill, null);
+  assert.equal(result.diagnostics[0]!.code, "yaml_invalid");
+  assert.match(result.diagnostics[0]!.message, /alias/i);
+});
+
+test("a !!js/function tag never runs", () => {
+  const marker = path.join(root, "pwned");
+  const dir = rawSkill(
+    "js-tag",
+    `---\nname: js-tag\ndescription: !!js/function "function(){ require('fs').writeFileSync('${marker}', 'x') }"\n---\n`,
+  );
+  const result = loadSkillSync(dir);
+  assert.equal(result.skill, null);
+  assert.equal(result.diagnostics[0]!.code, "yaml_invalid");
+  assert.ok(!fs.existsSync(marker));
+});
+
+test("duplicate keys are refused", () => {
+  const dir = rawSkill("dupes", "---\nname: dupes\ndescription: a\ndescription: b\n---\n");
+  const result = loadSkillSync(dir);
+  assert.equal(result.skill, null);
+  assert.match(result.diagnostics[0]!.message, /duplicat/i);
+  assert.match(result.diagnostics[0]!.message, /line 4/);
+});
+
+test("a 2 MiB SKILL.md is refused without parsing", () => {
+  const dir = rawSkill("huge", `---\nname: huge\ndescription: d\n---\n${"x".repeat(2 * 1024 * 1024)}`);
+  assert.deepEqual(codes(dir), ["error:skill_file_too_large"]);
+});
+
+test("a frontmatter over 64 KiB is refused", () => {
+  const dir = rawSkill("big-fm", `---\nname: big-fm\ndescription: ${"d".repeat(70 * 1024)}\n---\n`);
+  assert.deepEqual(codes(dir), ["error:frontmatter_too_large"]);
+});
+
+test("invalid UTF-8 is refused", () => {
+  const dir = rawSkill("latin1", Buffer.concat([Buffer.from("---\nname: latin1\ndescription: caf"), Buffer.from([0xe9]), Buffer.from("\n---\n")]));
+  assert.deepEqual(codes(dir), ["error:skill_file_not_utf8"]);
+});
+
+test("unclosed, empty and list frontmatter", () => {
+  assert.deepEqual(codes(rawSkill("unclosed", "---\nname: unclosed\ndescription: d\n")), ["error:frontmatter_unclosed"]);
+  assert.deepEqual(codes(rawSkill("empty-fm", "---\n---\nbody\n")), ["error:name_missing", "error:description_missing"]);
+  assert.deepEqual(codes(rawSkill("list-fm", "---\n- name\n- description\n---\n")), ["error:frontmatter_not_mapping"]);
+  assert.deepEqual(codes(rawSkill("no-fm", "# Title\n")), ["error:frontmatter_missing"]);
+});
+
+test("a BOM and CRLF line endings parse like plain LF", async () => {
+  const dir = rawSkill("crlf", "\ufeff---\r\nname: crlf\r\ndescription: Windows file\r\n---  \r\n\r\n# Body\r\n---\r\nmore\r\n");
+  const { skill, diagnostics } = loadSkillSync(dir);
+  assert.deepEqual(diagnostics, []);
+  assert.equal(skill!.description, "Windows file");
+  assert.equal((await readSkillBody(skill!)).replace(/\r/g, ""), "# Body\n---\nmore");
+});
+
+test("a --- inside a value never ends the frontmatter", async () => {
+  const dir = rawSkill("dashes", "---\nname: dashes\ndescription: |\n  before\n  --- not a fence\n---\nbody ---\n---\nend\n");
+  const { skill } = loadSkillSync(dir);
+  // Descriptions are trimmed, as the reference reads them.
+  assert.equal(skill!.description, "before\n--- not a fence");
+  assert.equal(await readSkillBody(skill!), "body ---\n---\nend");
+});
+
+test("a plain value containing ': ' loads with a warning after one quoting retry", () => {
+  const dir = rawSkill("colon", "---\nname: colon\ndescription: Use when: the user asks\n---\n");
+  const { skill, diagnostics } = loadSkillSync(dir);
+  assert.equal(skill!.description, "Use when: the user asks");
+  assert.deepEqual(diagnostics.map((d) => d.code), ["yaml_quoted_retry"]);
+});
+
+test("lenient load: name problems are warnings, missing description is an error", () => {
+  assert.deepEqual(codes(writeSkill(root, "Some_Dir", "name: Some_Name\ndescription: d")), [
+    "warning:name_case",
+    "warning:name_characters",
+    "warning:name_mismatch",
+  ]);
+  assert.deepEqual(codes(writeSkill(root, "no-desc", "name: no-desc\ndescription: '   '")), ["error:description_invalid"]);
+  assert.deepEqual(codes(writeSkill(root, "num-name", "name: 42\ndescription: d")), ["error:name_invalid"]);
+});
+
+test("a lowercase skill.md is accepted with a warning", () => {
+  const dir = path.join(root, "lower");
+  fs.mkdirSync(dir);
+  fs.writeFileSync(path.join(dir, "skill.md"), "---\nname: lower\ndescription: d\n---\n");
+  if (fs.existsSync(path.join(dir, "SKILL.md"))) return; // case-insensitive file system: nothing to tell apart
+  assert.deepEqual(codes(dir), ["warning:skill_file_lowercase"]);
+});
+
+test("fields: allowed-tools string or list, tools, disable-model-invocation, extra, metadata", () => {
+  const dir = writeSkill(
+    root,
+    "fields",
+    [
+      "name: fields",
+      "description: d",
+      "allowed-tools: Bash(git:*), Read  Write",
+      "tools: bash",
+      "disable-model-invocation: true",
+      "argument-hint: '[file]'",
+      "metadata:",
+      "  author: me",
+      "  count: 3",
+    ].join("\n"),
+  );
+  const { skill, diagnostics } = loadSkillSync(dir);
+  assert.deepEqual(skill!.manifest.allowedTools, ["Bash(git:*)", "Read", "Write"]);
+  assert.deepEqual(skill!.manifest.tools, ["bash"]);
+  assert.equal(skill!.manifest.disableModelInvocation, true);
+  assert.deepEqual(skill!.manifest.extra, { "argument-hint": "[file]" });
+  assert.deepEqual(skill!.manifest.metadata, { author: "me", count: 3 });
+  assert.deepEqual(diagnostics.map((d) => d.code), ["metadata_value_type"]);
+  const listDir = writeSkill(root, "tool-list", "name: tool-list\ndescription: d\nallowed-tools: [Read, Grep]\ntools: [read, grep]");
+  assert.deepEqual(loadSkillSync(listDir).skill!.manifest.allowedTools, ["Read", "Grep"]);
+  assert.deepEqual(loadSkillSync(listDir).skill!.manifest.tools, ["read", "grep"]);
+});
+
+test("tools: [] is refused", () => {
+  assert.deepEqual(codes(writeSkill(root, "no-tools", "name: no-tools\ndescription: d\ntools: []")), ["error:tools_empty"]);
+});
+
+test("requirements parse into a typed tree; vbot.requirements too; malformed ones are kept as an error string", () => {
+  const dir = writeSkill(
+    root,
+    "reqs",
+    "name: reqs\ndescription: d\nmetadata:\n  requirements:\n    any:\n      - env: A\n      - all:\n          - binary: git\n          - skill: other\n    optional:\n      - env: B",
+  );
+  assert.deepEqual(loadSkillSync(dir).skill!.manifest.requirements, {
+    root: {
+      kind: "any",
+      items: [
+        { kind: "env", name: "A" },
+        { kind: "all", items: [{ kind: "binary", name: "git" }, { kind: "skill", name: "other" }] },
+      ],
+    },
+    optional: [{ kind: "env", name: "B" }],
+  });
+  const vbot = writeSkill(root, "vbot", "name: vbot\ndescription: d\nmetadata:\n  vbot:\n    requirements:\n      env: TOKEN");
+  assert.deepEqual(loadSkillSync(vbot).skill!.manifest.requirements, { root: { kind: "env", name: "TOKEN" }, optional: [] });
+  const bad = writeSkill(root, "bad-reqs", "name: bad-reqs\ndescription: d\nmetadata:\n  requirements:\n    env: A\n    binary: b");
+  const loaded = loadSkillSync(bad);
+  assert.equal(loaded.skill!.manifest.requirements, null);
+  assert.match(loaded.skill!.manifest.requirementsError!, /one root/);
+  assert.deepEqual(loaded.diagnostics.map((d) => d.code), ["requirements_invalid"]);
+});
+
+test("a FIFO named SKILL.md does not hang the load", { skip: process.platform === "win32" }, () => {
+  const dir = path.join(root, "fifo");
+  fs.mkdirSync(dir);
+  const made = spawnSync("mkfifo", [path.join(dir, "SKILL.md")]);
+  if (made.status !== 0) return;
+  assert.deepEqual(codes(dir), ["error:skill_file_missing"]);
+});
+
+test("resources: scripts absolute, references and assets relative, dot entries skipped, bounded", () => {
+  const listing = listResources(path.join(EXAMPLES, "release-notes"));
+  assert.deepEqual(listing.scripts, [path.join(EXAMPLES, "release-notes", "scripts", "changes.sh")]);
+  assert.deepEqual(listing.references, ["references/style.md"]);
+  assert.deepEqual(listing.assets, ["assets/template.md"]);
+  assert.equal(listing.truncated, false);
+
+  const dir = writeSkill(root, "many", "name: many\ndescription: d");
+  fs.mkdirSync(path.join(dir, "references", "deep", "a", "b", "c", "d", "e"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "references", ".hidden"), "x");
+  fs.writeFileSync(path.join(dir, "references", "deep", "a", "b", "c", "d", "e", "too-deep.md"), "x");
+  for (let i = 0; i < 600; i++) fs.writeFileSync(path.join(dir, "references", `r${String(i).padStart(3, "0")}.md`), "x");
+  const many = listResources(dir);
+  assert.equal(many.references.length, 500);
+  assert.equal(many.truncated, true);
+  assert.ok(!many.references.some((r) => r.includes(".hidden") || r.includes("too-deep")));
+});
