@@ -6,9 +6,9 @@
  * 1. A flat fast path for the common shape (`key: plain or simply-quoted scalar` lines). It
  *    accepts only text whose meaning is unambiguous and hands anything else down, so it can
  *    never disagree with a real parser (a property test checks that against `yaml`).
- * 2. js-yaml with its core schema when the text cannot contain an alias: about 3× faster than
- *    `yaml`, and without aliases there is nothing to bound.
- * 3. `yaml` with `maxAliasCount` when it might: a "billion laughs" document fails fast there.
+ * 2. js-yaml with its core schema when the text holds no anchor, alias or tag: about 3× faster
+ *    than `yaml`, and without aliases there is nothing to bound.
+ * 3. `yaml` with `maxAliasCount` otherwise: a "billion laughs" document fails fast there.
  */
 import jsYaml from "js-yaml";
 import { parseDocument } from "yaml";
@@ -69,7 +69,8 @@ function parseFlat(text: string): Record<string, string> | null {
     if (value === null) return null;
     out[key] = value;
   }
-  return out;
+  // An empty document is null in YAML, not an empty mapping; let a real parser say so.
+  return Object.keys(out).length > 0 ? out : null;
 }
 
 function flatScalar(raw: string): string | null {
@@ -87,8 +88,16 @@ function flatScalar(raw: string): string | null {
   return raw;
 }
 
+// An anchor, alias or tag starts a token: at a line start, after a blank or a flow indicator.
+// ("R&D" or "Done!" do not match; they stay on the fast tiers.)
+const ALIAS_OR_TAG = /(?:^|[\s,[{:-])[&*!]|<</m;
+
+/**
+ * Anchors and aliases need `yaml`'s alias bound; tags go there too, because `yaml` resolves
+ * the rare non-specific `!` exactly as YAML 1.2 says and js-yaml does not.
+ */
 function mayHoldAlias(text: string): boolean {
-  return text.includes("*") || text.includes("&") || text.includes("<<");
+  return ALIAS_OR_TAG.test(text);
 }
 
 function parseWithJsYaml(text: string): YamlResult {
@@ -105,7 +114,7 @@ function parseWithJsYaml(text: string): YamlResult {
 
 function parseWithYaml(text: string): YamlResult {
   try {
-    const doc = parseDocument(text, { version: "1.2", schema: "core", uniqueKeys: true, merge: false, prettyErrors: false });
+    const doc = parseDocument(text, { version: "1.2", schema: "core", uniqueKeys: true, merge: false, prettyErrors: true, logLevel: "silent" });
     const problem = doc.errors[0] ?? doc.warnings.find((w) => w.code === "TAG_RESOLVE_FAILED");
     if (problem) {
       const line = problem.linePos?.[0]?.line;

@@ -1,0 +1,85 @@
+// Property tests: the frontmatter splitter and parser never throw anything but our own
+// results, and the fast flat path never disagrees with a full YAML parser.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import fc from "fast-check";
+import { parseDocument } from "yaml";
+import { readFrontmatter } from "../../src/package/frontmatter.js";
+import { loadSkillFile } from "../../src/package/load.js";
+import { splitFrontmatter } from "../../src/package/split.js";
+import { parseYaml } from "../../src/package/yaml.js";
+
+const stamp = { size: 0, mtimeMs: 0, ino: 0 };
+const yamlish = fc.stringMatching(/^[a-z:\-\n "'|>#&*![\]{}0-9.~\t\\]{0,80}$/);
+
+test("arbitrary text never throws out of split, parse or load", () => {
+  fc.assert(
+    fc.property(fc.oneof(fc.string({ maxLength: 400 }), fc.string({ unit: "binary", maxLength: 200 }), yamlish.map((s) => `---\n${s}\n---\nbody`)), (text) => {
+      splitFrontmatter(text);
+      parseYaml(text);
+      const result = loadSkillFile("/x/SKILL.md", "/x", text, stamp);
+      // Either a skill or at least one error explains why not.
+      assert.ok(result.skill !== null || result.diagnostics.some((d) => d.severity === "error"));
+    }),
+    { numRuns: 2000 },
+  );
+});
+
+test("arbitrary YAML-shaped frontmatter gives a value or a message, never an exception", () => {
+  fc.assert(
+    fc.property(yamlish, (text) => {
+      const r = parseYaml(text);
+      assert.ok(r.ok || (typeof r.message === "string" && r.message.length > 0));
+    }),
+    { numRuns: 3000 },
+  );
+});
+
+const key = fc.stringMatching(/^[a-z][a-z0-9_-]{0,10}$/);
+const scalarText = fc.stringMatching(/^[ -~]{0,40}$/);
+// A plain value opening with a quote is an unterminated quoted scalar, which `yaml` tolerates
+// across lines and we refuse: not a disagreement worth a generator.
+const plainText = scalarText.filter((s) => !/^['"]/.test(s));
+const flatLine = fc.tuple(key, fc.oneof(plainText, scalarText.map((s) => JSON.stringify(s.replace(/[\\"]/g, ""))), scalarText.map((s) => `'${s.replace(/'/g, "''")}'`)));
+
+test("no parser tier reads a document differently from the yaml package", () => {
+  fc.assert(
+    fc.property(fc.array(flatLine, { maxLength: 6 }), (pairs) => {
+      const text = pairs.map(([k, v]) => `${k}: ${v}`).join("\n");
+      const doc = parseDocument(text, { version: "1.2", schema: "core", uniqueKeys: true, logLevel: "silent" });
+      // Invalid or merely tolerated (unknown tag) for the reference parser: refusing is our choice there.
+      if (doc.errors.length > 0 || doc.warnings.length > 0) return;
+      let expected: unknown;
+      try {
+        expected = doc.toJS();
+      } catch {
+        return; // e.g. an alias to a missing anchor
+      }
+      const ours = parseYaml(text);
+      // Refusing an odd document (with a message) is allowed; reading it differently is not.
+      if (!ours.ok) return;
+      assert.deepEqual(ours.value ?? null, expected ?? null, JSON.stringify(text));
+    }),
+    { numRuns: 5000 },
+  );
+});
+
+test("a generated valid skill round-trips", () => {
+  const name = fc.stringMatching(/^[a-z0-9]{1,10}(-[a-z0-9]{1,10}){0,3}$/);
+  const description = fc.string({ minLength: 1, maxLength: 300 }).filter((s) => s.trim().length > 0 && !s.includes("\u0000"));
+  const body = fc.string({ maxLength: 500 });
+  fc.assert(
+    fc.property(name, description, body, (n, d, b) => {
+      // Quoted: a bare `0` or `1e3` is a number in YAML, which is the author's mistake, not ours.
+      const text = `---\nname: ${JSON.stringify(n)}\ndescription: ${JSON.stringify(d)}\n---\n${b}`;
+      const fm = readFrontmatter(text, { allowRetry: false });
+      assert.ok(fm.ok, JSON.stringify(text));
+      const result = loadSkillFile(`/s/${n}/SKILL.md`, `/s/${n}`, text, stamp);
+      assert.ok(result.skill, JSON.stringify(result.diagnostics));
+      assert.equal(result.skill.name, n);
+      assert.equal(result.skill.description, d.trim());
+      assert.equal(fm.body, b.trim());
+    }),
+    { numRuns: 2000 },
+  );
+});
