@@ -9,6 +9,8 @@ export type ActivateSkillHook = (name: string, content: string) => boolean | und
 
 export interface SkillToolContext extends Scope {
   activateSkill?: ActivateSkillHook;
+  /** The host's id for this call. The tool itself ignores it; a session keys its records on it. */
+  toolCallId?: string;
 }
 
 export interface SkillToolDeps {
@@ -26,12 +28,27 @@ export interface SkillToolInputSchema {
   };
 }
 
+/** What a host needs to offer the tool to a model (a session's `tool` has this shape too). */
+export interface SkillToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: SkillToolInputSchema;
+}
+
 export interface SkillTool {
   name: "skill";
   description: string;
   inputSchema: SkillToolInputSchema;
   readOnly: true;
   call(args: unknown, ctx?: SkillToolContext): Promise<Envelope>;
+  /** Same as `call`, plus the model-facing text, rendered with facts the envelope does not carry. */
+  invoke(args: unknown, ctx?: SkillToolContext): Promise<SkillToolInvocation>;
+}
+
+/** One call's stored record and the text a model is shown for it. */
+export interface SkillToolInvocation {
+  envelope: Envelope;
+  text: string;
 }
 
 /** Presentation-only facts about a call (SPEC §4 Display). */

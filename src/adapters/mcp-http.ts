@@ -1,0 +1,171 @@
+/**
+ * `skillport mcp --http PORT`: Streamable HTTP at `/mcp`. Each MCP session id gets its own
+ * transport, MCP server and skillport session, so two clients never share dedup or grants.
+ * Bound to 127.0.0.1 by default: skill bodies can hold internal procedures, and a local server
+ * must not be reachable from other machines (or, through DNS rebinding, from web pages) unasked.
+ */
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { createMcpConnection, type McpConnection, type McpServerOptions, type McpSessionFactory } from "./mcp.js";
+
+export const MCP_HTTP_PATH = "/mcp";
+export const DEFAULT_MCP_HTTP_HOST = "127.0.0.1";
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface McpHttpServing {
+  /** e.g. `http://127.0.0.1:41235/mcp` */
+  readonly url: string;
+  readonly port: number;
+  /** Live connections by MCP session id. */
+  readonly connections: ReadonlyMap<string, McpConnection>;
+  notifyToolsChanged(): Promise<void>;
+  /** Ends every session (flushing its log) and stops listening. */
+  close(): Promise<void>;
+}
+
+interface Entry {
+  transport: StreamableHTTPServerTransport;
+  connection: McpConnection;
+}
+
+export async function serveMcpHttp(
+  runtime: McpSessionFactory,
+  options: McpServerOptions,
+  listen: { port: number; host?: string },
+): Promise<McpHttpServing> {
+  const host = listen.host ?? DEFAULT_MCP_HTTP_HOST;
+  const entries = new Map<string, Entry>();
+  const connections = new Map<string, McpConnection>();
+
+  const endSession = async (id: string): Promise<void> => {
+    const entry = entries.get(id);
+    if (!entry) return;
+    entries.delete(id);
+    connections.delete(id);
+    await entry.connection.close();
+  };
+
+  const openSession = async (req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> => {
+    // The id is chosen before the transport exists so the skillport session (and its log file) share it.
+    const id = randomUUID();
+    const connection = createMcpConnection(runtime, options, id);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      onsessioninitialized: () => {
+        entries.set(id, { transport, connection });
+        connections.set(id, connection);
+      },
+    });
+    transport.onclose = () => void endSession(id);
+    await connection.server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    // An initialize that failed never registers; its session must not linger.
+    if (!entries.has(id)) await connection.close();
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    if (url.pathname !== MCP_HTTP_PATH) return sendError(res, 404, -32601, `Not found: the MCP endpoint is ${MCP_HTTP_PATH}`);
+    if (!hostAllowed(req, host)) return sendError(res, 403, -32600, "Forbidden: Host or Origin not allowed for a local server");
+    const sessionId = req.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const entry = entries.get(sessionId);
+      if (!entry) return sendError(res, 404, -32001, "Session not found: start a new session with an initialize request");
+      return entry.transport.handleRequest(req, res);
+    }
+    if (req.method !== "POST") return sendError(res, 400, -32000, "Bad request: no Mcp-Session-Id header; start with an initialize POST");
+    const body = await readJsonBody(req);
+    if (!body.ok) return sendError(res, body.status, body.code, body.message);
+    if (!isInitializeRequest(body.value)) {
+      return sendError(res, 400, -32000, "Bad request: no Mcp-Session-Id header; the first request must be initialize");
+    }
+    return openSession(req, res, body.value);
+  };
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      options.log(`mcp http: ${(error as Error).message}`);
+      if (!res.headersSent) sendError(res, 500, -32603, "Internal server error");
+      else res.end();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(listen.port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}${MCP_HTTP_PATH}`;
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    port,
+    connections,
+    async notifyToolsChanged() {
+      await Promise.all([...connections.values()].map((c) => c.notifyToolsChanged()));
+    },
+    close() {
+      closing ??= (async () => {
+        await Promise.all([...entries.keys()].map((id) => endSession(id)));
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          // Open SSE streams would otherwise hold close() forever.
+          server.closeAllConnections();
+        });
+      })();
+      return closing;
+    },
+  };
+}
+
+const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+/**
+ * On a loopback bind, only loopback Host and Origin values are served: a web page that
+ * rebinds its own domain name to 127.0.0.1 still sends its own name, and is refused.
+ */
+function hostAllowed(req: http.IncomingMessage, boundHost: string): boolean {
+  if (!LOOPBACK_NAMES.has(boundHost)) return true;
+  const hostHeader = req.headers.host;
+  if (hostHeader && !LOOPBACK_NAMES.has(hostnameOf(`http://${hostHeader}`))) return false;
+  const origin = req.headers.origin;
+  if (origin && origin !== "null" && !LOOPBACK_NAMES.has(hostnameOf(origin))) return false;
+  return true;
+}
+
+function hostnameOf(value: string): string {
+  try {
+    return new URL(value).hostname;
+  } catch {
+    return "";
+  }
+}
+
+type BodyResult = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
+
+async function readJsonBody(req: http.IncomingMessage): Promise<BodyResult> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return { ok: false, status: 413, code: -32600, message: "Request body too large" };
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown };
+  } catch {
+    return { ok: false, status: 400, code: -32700, message: "Parse error: the request body is not JSON" };
+  }
+}
+
+function sendError(res: http.ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+}

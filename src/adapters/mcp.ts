@@ -1,0 +1,128 @@
+/**
+ * The `skill` tool as an MCP server (SPEC §7): one MCP server object per MCP connection, each
+ * bound to its own skillport session, so dedup, grants, stats and the log never leak between
+ * clients. Transports (stdio, Streamable HTTP) live in their own modules and only connect these.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { ScopedRegistry, Scope } from "../access/types.js";
+import { renderCatalog } from "../prompt/catalog.js";
+import type { Session, SessionOptions } from "../session/session.js";
+
+/** The slice of the runtime an MCP server needs: a session per connection, and the tool policy of a scope. */
+export interface McpSessionFactory {
+  session(options: SessionOptions): Session;
+  registry(scope: Scope): Pick<ScopedRegistry, "toolAvailable">;
+}
+
+export interface McpServerOptions {
+  /** Session options applied to every connection (scope, log location, catalog budget). */
+  session: SessionOptions;
+  /** Reported to clients as the server's version. */
+  version: string;
+  /** Where diagnostics go; stdout belongs to the protocol, so never there. */
+  log(line: string): void;
+}
+
+/** One MCP connection: the protocol server and the skillport session behind it. */
+export interface McpConnection {
+  readonly server: Server;
+  readonly session: Session;
+  /** Tells the client the tool list (the catalog in the description) changed. */
+  notifyToolsChanged(): Promise<void>;
+  /** Closes the protocol side and flushes the session log; safe to call twice. */
+  close(): Promise<void>;
+}
+
+const INSTRUCTIONS_PREAMBLE =
+  "This server provides skills: folders of instructions for specialised tasks. When a task matches a skill " +
+  "below, call the `skill` tool with its name to load the instructions before starting.";
+
+const TOOL_ANNOTATIONS = { title: "Skills", readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
+
+/** Builds the server for one connection. `sessionId` names the session (and its log file). */
+export function createMcpConnection(runtime: McpSessionFactory, options: McpServerOptions, sessionId?: string): McpConnection {
+  const session = runtime.session({ ...options.session, ...(sessionId !== undefined ? { id: sessionId } : {}) });
+  const catalog = session.catalogText();
+  const server = new Server(
+    { name: "skillport", version: options.version },
+    {
+      capabilities: { tools: { listChanged: true } },
+      // No skills, no instructions: an empty block would only cost the client's context.
+      ...(catalog !== "" ? { instructions: `${INSTRUCTIONS_PREAMBLE}\n\n${catalog}` } : {}),
+    },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsOf(runtime, session, options) }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    if (request.params.name !== session.tool.name) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. This server has one tool, \`skill\`.`);
+    }
+    const { envelope, text } = await session.invoke(request.params.arguments ?? {}, { toolCallId: String(extra.requestId) });
+    return {
+      content: [{ type: "text", text }],
+      structuredContent: envelope as unknown as Record<string, unknown>,
+      ...(envelope.ok ? {} : { isError: true }),
+    };
+  });
+
+  server.onerror = (error) => options.log(`mcp: ${error.message}`);
+
+  let closed = false;
+  return {
+    server,
+    session,
+    async notifyToolsChanged() {
+      if (closed) return;
+      try {
+        await server.sendToolListChanged();
+      } catch (error) {
+        // A client that went away mid-notification is closed by its transport; nothing to keep here.
+        options.log(`mcp: could not send tools/list_changed: ${(error as Error).message}`);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        await server.close();
+      } finally {
+        session.close();
+        for (const d of session.diagnostics()) options.log(`session ${session.id}: ${d.severity}: ${d.message}`);
+      }
+    },
+  };
+}
+
+/**
+ * The tool as clients see it. The description carries the live catalog (budgeted like the
+ * session's prompt catalog), so after `tools/list_changed` a client sees new skills. When the
+ * scope's tool policy withholds the tool, it is not offered at all.
+ */
+function toolsOf(runtime: McpSessionFactory, session: Session, options: McpServerOptions): Tool[] {
+  if (!runtime.registry(scopeOf(options.session)).toolAvailable) return [];
+  const catalog = renderCatalog(session.available(), options.session.catalog ?? {});
+  return [
+    {
+      name: session.tool.name,
+      description: catalog === "" ? session.tool.description : `${session.tool.description}\n\n${catalog}`,
+      inputSchema: { ...session.tool.inputSchema },
+      annotations: TOOL_ANNOTATIONS,
+    },
+  ];
+}
+
+function scopeOf(options: SessionOptions): Scope {
+  const scope: Scope = {};
+  if (options.projectId !== undefined) scope.projectId = options.projectId;
+  if (options.agentId !== undefined) scope.agentId = options.agentId;
+  return scope;
+}

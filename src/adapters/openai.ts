@@ -1,0 +1,18 @@
+import type { SkillToolDefinition, SkillToolInputSchema } from "../tool/types.js";
+
+export interface OpenAIToolDefinition {
+  type: "function";
+  function: { name: string; description: string; parameters: SkillToolInputSchema };
+}
+
+/**
+ * A Chat Completions `tools[]` entry. Not `strict`: strict mode demands every property be
+ * required, while the skill tool's arguments are all optional by design. Hand the model
+ * `renderEnvelopeText(…)` (or `invoke(…).text`) as the tool message content.
+ */
+export function openAIToolDefinition(tool: SkillToolDefinition): OpenAIToolDefinition {
+  return {
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: structuredClone(tool.inputSchema) },
+  };
+}

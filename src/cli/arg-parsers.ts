@@ -1,0 +1,13 @@
+import { InvalidArgumentError } from "commander";
+
+/** Commander turns these throws into usage errors (exit 2) that name the option. */
+export function positiveInteger(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError("expected a positive whole number");
+  return Number(value);
+}
+
+/** A TCP port; 0 asks the system for a free one. */
+export function portNumber(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError("expected a port number from 0 to 65535");
+  return Number(value);
+}

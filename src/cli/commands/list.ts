@@ -1,0 +1,84 @@
+import type { Command } from "commander";
+import type { ScopedRegistry } from "../../access/types.js";
+import { availabilityProblem } from "../availability-text.js";
+import type { CommandHost } from "../command-host.js";
+import { addCommonOptions, type CommonOptions } from "../common-options.js";
+import { EXIT_OK, type ExitCode } from "../exit.js";
+import { writeJson, type CliOutput } from "../output.js";
+import { withRuntime } from "../runtime-context.js";
+import { byPrecedenceThenName } from "../skill-order.js";
+
+const DESCRIPTION_WIDTH = 100;
+
+export function registerListCommand(program: Command, { out, run }: CommandHost): void {
+  addCommonOptions(
+    program.command("list").description("list the skills the scope can see, grouped by origin (hidden and unavailable ones marked)"),
+  ).action((options: CommonOptions) => run(() => listCommand(options, out)));
+}
+
+export async function listCommand(options: CommonOptions, out: CliOutput): Promise<ExitCode> {
+  return withRuntime(options, out, async ({ runtime, scope }): Promise<ExitCode> => {
+    const registry = runtime.registry(scope);
+    const entries = listEntries(registry);
+    if (options.json) {
+      writeJson(out, { count: entries.length, toolAvailable: registry.toolAvailable, skills: entries });
+      return EXIT_OK;
+    }
+    if (!registry.toolAvailable) out.log("note: the `skill` tool is not available in this scope (tool policy), so the model sees none of these");
+    if (entries.length === 0) {
+      out.log("No skills found. Add skill directories with --root DIR, or list sources in skillport.config.json.");
+      return EXIT_OK;
+    }
+    out.data(renderListText(entries));
+    return EXIT_OK;
+  });
+}
+
+export interface ListEntry {
+  name: string;
+  description: string;
+  origin: string;
+  label: string;
+  dir: string;
+  /** false for `disable-model-invocation` skills: shown to people, never to the model. */
+  modelInvocable: boolean;
+  /** null when usable, else why not. */
+  problem: string | null;
+}
+
+function listEntries(registry: ScopedRegistry): ListEntry[] {
+  const visible = new Set(registry.list().map((s) => s.name));
+  return [...registry.all()].sort(byPrecedenceThenName).map((skill) => ({
+    name: skill.name,
+    description: skill.description,
+    origin: skill.origin,
+    label: skill.label,
+    dir: skill.dir,
+    modelInvocable: visible.has(skill.name),
+    problem: availabilityProblem(registry.availability(skill.name)),
+  }));
+}
+
+function renderListText(entries: ListEntry[]): string {
+  const nameWidth = Math.min(32, Math.max(...entries.map((e) => e.name.length)));
+  const lines: string[] = [];
+  let group = "";
+  for (const entry of entries) {
+    const heading = entry.label.toLowerCase() === entry.origin ? entry.label : `${entry.label} (${entry.origin})`;
+    if (heading !== group) {
+      if (group !== "") lines.push("");
+      lines.push(heading);
+      group = heading;
+    }
+    const notes = [entry.modelInvocable ? null : "hidden from the model", entry.problem].filter((n): n is string => n !== null);
+    const prefix = notes.length > 0 ? `[${notes.join("; ")}] ` : "";
+    lines.push(`  ${entry.name.padEnd(nameWidth)}  ${prefix}${oneLine(entry.description, DESCRIPTION_WIDTH)}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function oneLine(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  const chars = [...flat];
+  return chars.length <= width ? flat : `${chars.slice(0, width - 1).join("")}…`;
+}

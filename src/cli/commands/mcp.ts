@@ -1,0 +1,96 @@
+import path from "node:path";
+import type { Command } from "commander";
+import { serveMcpHttp } from "../../adapters/mcp-http.js";
+import { serveMcpStdio } from "../../adapters/mcp-stdio.js";
+import type { McpServerOptions } from "../../adapters/mcp.js";
+import type { SessionOptions } from "../../session/session.js";
+import { portNumber, positiveInteger } from "../arg-parsers.js";
+import type { CommandHost } from "../command-host.js";
+import { addCommonOptions, type CommonOptions } from "../common-options.js";
+import { CliError, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
+import type { CliOutput } from "../output.js";
+import { openRuntime } from "../runtime-context.js";
+import { packageVersion } from "../version.js";
+
+/** Enough for a few dozen skills with full descriptions, small next to any client's context. */
+export const DEFAULT_CATALOG_BUDGET_CHARS = 8000;
+/** After a clean shutdown nothing should keep the process alive; if something does, stop anyway. */
+const EXIT_GRACE_MS = 3000;
+
+export interface McpOptions extends Omit<CommonOptions, "json"> {
+  http?: number;
+  host?: string;
+  watch?: boolean;
+  logDir?: string;
+  /** false with `--no-log`. */
+  log: boolean;
+  budget?: number;
+}
+
+export function registerMcpCommand(program: Command, { out, run }: CommandHost): void {
+  addCommonOptions(
+    program
+      .command("mcp")
+      .description("serve the `skill` tool as an MCP server (stdio by default)")
+      .option("--http <port>", "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (0 picks a free port)", portNumber)
+      .option("--host <host>", "address to bind with --http", "127.0.0.1")
+      .option("--watch", "rescan when skill files change and tell clients the tool list changed")
+      .option("--log-dir <dir>", "directory for session logs (default: ./.skillport/sessions)")
+      .option("--no-log", "keep session logs in memory only")
+      .option("--budget <chars>", `character budget of the skill catalog in the tool description (default: ${DEFAULT_CATALOG_BUDGET_CHARS})`, positiveInteger),
+    { json: false },
+  ).action((options: McpOptions) => run(() => mcpCommand(options, out)));
+}
+
+export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<ExitCode> {
+  const context = await openRuntime(options, out, { watch: options.watch === true });
+  const { runtime, scope, cwd } = context;
+  const session: SessionOptions = {
+    ...scope,
+    log: options.log === false ? false : options.logDir ? path.resolve(cwd, options.logDir) : path.join(cwd, ".skillport", "sessions"),
+    catalog: { format: "xml", budgetChars: options.budget ?? DEFAULT_CATALOG_BUDGET_CHARS },
+  };
+  const serverOptions: McpServerOptions = { session, version: packageVersion(), log: (line) => out.log(line) };
+
+  let serving: { done?: Promise<void>; notifyToolsChanged(): Promise<void>; close(): Promise<void> };
+  try {
+    if (options.http !== undefined) {
+      const http = await serveMcpHttp(runtime, serverOptions, { port: options.http, ...(options.host ? { host: options.host } : {}) });
+      out.log(`listening on ${http.url}`);
+      serving = http;
+    } else {
+      serving = await serveMcpStdio(runtime, serverOptions);
+    }
+  } catch (error) {
+    await runtime.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") throw new CliError(`port ${options.http} is already in use on ${options.host}; pick another with --http PORT (0 for any free one)`, EXIT_USAGE);
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") throw new CliError(`cannot bind to host ${options.host}: ${(error as Error).message}`, EXIT_USAGE);
+    throw error;
+  }
+
+  const unsubscribe = options.watch
+    ? runtime.onChange(() => {
+        out.log("skills changed; notifying clients");
+        void serving.notifyToolsChanged();
+      })
+    : () => {};
+
+  const stopSignal = new Promise<string>((resolve) => {
+    const onSignal = (signal: string): void => {
+      // A second signal while shutting down means "now": a person pressing Ctrl-C twice.
+      process.once("SIGINT", () => process.exit(130));
+      process.once("SIGTERM", () => process.exit(143));
+      resolve(signal);
+    };
+    process.once("SIGINT", () => onSignal("SIGINT"));
+    process.once("SIGTERM", () => onSignal("SIGTERM"));
+  });
+  const reason = await Promise.race([stopSignal, serving.done?.then(() => "end of input") ?? new Promise<string>(() => {})]);
+  out.log(`shutting down (${reason})`);
+  unsubscribe();
+  await serving.close();
+  await runtime.close();
+  setTimeout(() => process.exit(process.exitCode ?? EXIT_OK), EXIT_GRACE_MS).unref();
+  return EXIT_OK;
+}

@@ -1,0 +1,43 @@
+import { Option, type Command } from "commander";
+import { renderCatalog } from "../../prompt/catalog.js";
+import { skillsRefPrompt } from "../../prompt/skills-ref.js";
+import { positiveInteger } from "../arg-parsers.js";
+import type { CommandHost } from "../command-host.js";
+import { addCommonOptions, type CommonOptions } from "../common-options.js";
+import { EXIT_OK, type ExitCode } from "../exit.js";
+import { writeJson, type CliOutput } from "../output.js";
+import { withRuntime } from "../runtime-context.js";
+
+export interface PromptOptions extends CommonOptions {
+  format: "xml" | "markdown";
+  budget?: number;
+  skillsRef?: boolean;
+}
+
+export function registerPromptCommand(program: Command, { out, run }: CommandHost): void {
+  addCommonOptions(
+    program
+      .command("prompt")
+      .description("print the skill catalog for a system prompt")
+      .addOption(new Option("--format <format>", "catalog format").choices(["xml", "markdown"]).default("xml"))
+      .option("--budget <chars>", "character budget: shorten descriptions, then drop skills, and say what was left out", positiveInteger)
+      .option("--skills-ref", "print exactly what the reference `skills-ref to-prompt` prints for these skills"),
+  ).action((options: PromptOptions) => run(() => promptCommand(options, out)));
+}
+
+export async function promptCommand(options: PromptOptions, out: CliOutput): Promise<ExitCode> {
+  return withRuntime(options, out, async ({ runtime, scope }): Promise<ExitCode> => {
+    const skills = runtime.registry(scope).list();
+    const text = options.skillsRef
+      ? skillsRefPrompt(skills.map((s) => s.dir))
+      : renderCatalog(skills, { format: options.format, ...(options.budget ? { budgetChars: options.budget } : {}) });
+    if (options.json) {
+      writeJson(out, { format: options.skillsRef ? "skills-ref" : options.format, count: skills.length, text });
+    } else if (text !== "") {
+      out.data(`${text}\n`);
+    } else {
+      out.log("No skills found: the catalog is empty, so a system prompt should carry no skills block.");
+    }
+    return EXIT_OK;
+  });
+}

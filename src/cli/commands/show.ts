@@ -1,0 +1,146 @@
+import path from "node:path";
+import type { Command } from "commander";
+import type { Availability } from "../../access/types.js";
+import type { Diagnostic } from "../../package/diagnostic.js";
+import { listResources, type ResourceListing } from "../../package/resources.js";
+import type { RegisteredSkill } from "../../registry/types.js";
+import { closeNames } from "../../tool/suggest.js";
+import { availabilityProblem } from "../availability-text.js";
+import type { CommandHost } from "../command-host.js";
+import { addCommonOptions, type CommonOptions } from "../common-options.js";
+import { CliError, EXIT_FAILURE_FOUND, EXIT_OK, type ExitCode } from "../exit.js";
+import { writeJson, type CliOutput } from "../output.js";
+import { requirementsText } from "../requirement-text.js";
+import { withRuntime } from "../runtime-context.js";
+
+export function registerShowCommand(program: Command, { out, run }: CommandHost): void {
+  addCommonOptions(
+    program
+      .command("show")
+      .description("show one skill: its frontmatter fields, diagnostics and resource files")
+      .argument("<name>", "skill name"),
+  ).action((name: string, options: CommonOptions) => run(() => showCommand(name, options, out)));
+}
+
+export interface SkillDetails {
+  name: string;
+  description: string;
+  origin: string;
+  label: string;
+  dir: string;
+  skillFile: string;
+  modelInvocable: boolean;
+  frontmatter: Record<string, unknown>;
+  /** The parsed `metadata.requirements` tree as one expression; null when none declared. */
+  requirements: string | null;
+  availability: Availability | null;
+  diagnostics: Diagnostic[];
+  resources: ResourceListing;
+}
+
+export async function showCommand(name: string, options: CommonOptions, out: CliOutput): Promise<ExitCode> {
+  return withRuntime(options, out, async ({ runtime, scope }): Promise<ExitCode> => {
+    const registry = runtime.registry(scope);
+    const skill = registry.all().find((s) => s.name === name);
+    const all = runtime.diagnostics();
+    if (!skill) throw notFound(name, registry.all().map((s) => s.name), all);
+    const details: SkillDetails = {
+      name: skill.name,
+      description: skill.description,
+      origin: skill.origin,
+      label: skill.label,
+      dir: skill.dir,
+      skillFile: skill.skillFile,
+      modelInvocable: registry.get(skill.name) !== undefined,
+      frontmatter: frontmatterOf(skill),
+      requirements: skill.manifest.requirements ? requirementsText(skill.manifest.requirements) : null,
+      availability: registry.availability(skill.name) ?? null,
+      diagnostics: diagnosticsAbout(skill, all),
+      resources: listResources(skill.dir),
+    };
+    if (options.json) writeJson(out, details);
+    else out.data(renderDetails(details));
+    return EXIT_OK;
+  });
+}
+
+/** The fields as the author wrote them (standard key names), leaving out what was not set. */
+function frontmatterOf(skill: RegisteredSkill): Record<string, unknown> {
+  const m = skill.manifest;
+  const fields: Record<string, unknown> = { name: m.name, description: m.description };
+  if (m.license !== undefined) fields.license = m.license;
+  if (m.compatibility !== undefined) fields.compatibility = m.compatibility;
+  if (Object.keys(m.metadata).length > 0) fields.metadata = m.metadata;
+  if (m.allowedTools !== null) fields["allowed-tools"] = m.allowedTools;
+  if (m.tools !== null) fields.tools = m.tools;
+  if (m.disableModelInvocation) fields["disable-model-invocation"] = true;
+  for (const [key, value] of Object.entries(m.extra)) fields[key] = value;
+  return fields;
+}
+
+/** The skill's own load warnings plus every registry diagnostic about its directory (e.g. a copy it shadows). */
+function diagnosticsAbout(skill: RegisteredSkill, all: readonly Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  const result: Diagnostic[] = [];
+  const inside = (p: string): boolean => p === skill.dir || p.startsWith(skill.dir + path.sep);
+  for (const d of [...skill.diagnostics, ...all.filter((d) => inside(d.path) || (d.code === "shadowed" && d.message.includes(skill.dir)))]) {
+    const key = `${d.path}\0${d.code}\0${d.message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      result.push(d);
+    }
+  }
+  return result;
+}
+
+function notFound(name: string, known: string[], all: readonly Diagnostic[]): CliError {
+  // A skill that failed to load is "not found" to the registry, but the person needs the reason.
+  const broken = all.filter((d) => d.severity === "error" && pathNamesSkill(d.path, name));
+  if (broken.length > 0) {
+    const reasons = broken.map((d) => `  - ${d.path}: ${d.message}`).join("\n");
+    return new CliError(`skill '${name}' could not be loaded:\n${reasons}`, EXIT_FAILURE_FOUND);
+  }
+  const close = closeNames(name, known);
+  const hint = close.length > 0 ? ` Did you mean: ${close.join(", ")}?` : " Run `skillport list` to see the available names.";
+  return new CliError(`skill '${name}' not found.${hint}`, EXIT_FAILURE_FOUND);
+}
+
+function pathNamesSkill(p: string, name: string): boolean {
+  const base = path.basename(p);
+  return base === name || (/^skill\.md$/i.test(base) && path.basename(path.dirname(p)) === name);
+}
+
+function renderDetails(d: SkillDetails): string {
+  const lines: string[] = [];
+  for (const [key, value] of Object.entries(d.frontmatter)) lines.push(`${key}: ${fieldText(value)}`);
+  lines.push("");
+  lines.push(`origin: ${d.label.toLowerCase() === d.origin ? d.origin : `${d.origin} (${d.label})`}`);
+  lines.push(`directory: ${d.dir}`);
+  lines.push(`file: ${d.skillFile}`);
+  if (!d.modelInvocable) lines.push("model: hidden (disable-model-invocation, or not allowed in this scope)");
+  if (d.requirements) lines.push(`requirements: ${d.requirements}`);
+  lines.push(`availability: ${availabilityProblem(d.availability ?? undefined) ?? "available"}`);
+  if (d.availability && d.availability.status !== "invalid" && d.availability.optionalMissing.length > 0) {
+    lines.push(`optional, missing: ${d.availability.optionalMissing.join(", ")}`);
+  }
+  lines.push("");
+  lines.push(d.diagnostics.length === 0 ? "diagnostics: none" : "diagnostics:");
+  for (const diag of d.diagnostics) lines.push(`  ${diag.severity} ${diag.code}: ${diag.message}`);
+  lines.push("");
+  const r = d.resources;
+  const count = r.scripts.length + r.references.length + r.assets.length;
+  lines.push(count === 0 ? "resources: none" : "resources:");
+  for (const [kind, files] of [["scripts", r.scripts], ["references", r.references], ["assets", r.assets]] as const) {
+    if (files.length === 0) continue;
+    lines.push(`  ${kind}:`);
+    for (const file of files) lines.push(`    ${file}`);
+  }
+  if (r.truncated) lines.push("  (listing cut short: too many files or directories nested too deep)");
+  return `${lines.join("\n")}\n`;
+}
+
+function fieldText(value: unknown): string {
+  if (typeof value === "string") return value.includes("\n") ? `|\n${value.replace(/^/gm, "  ")}` : value;
+  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value.join(", ");
+  return JSON.stringify(value);
+}

@@ -1,0 +1,101 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { Scope } from "../access/types.js";
+import { ConfigError, findConfigFile, loadConfigFile, type SkillportConfig } from "../config.js";
+import type { SkillSource } from "../registry/types.js";
+import { createSkillRuntime } from "../runtime.js";
+import type { CommonOptions } from "./common-options.js";
+import { CliError, EXIT_USAGE } from "./exit.js";
+import type { CliOutput } from "./output.js";
+import { withProgress } from "./progress.js";
+
+export type SkillRuntime = Awaited<ReturnType<typeof createSkillRuntime>>;
+
+export interface CliContext {
+  runtime: SkillRuntime;
+  scope: Scope;
+  config: SkillportConfig | null;
+  cwd: string;
+}
+
+/** Reads the config file the options point at (or the default one), turning its problems into usage errors. */
+export function readConfig(options: CommonOptions, cwd: string): SkillportConfig | null {
+  const file = findConfigFile(options.config, cwd);
+  if (!file) return null;
+  try {
+    return loadConfigFile(file);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(`Config error in ${error.message}`, EXIT_USAGE);
+    throw error;
+  }
+}
+
+/**
+ * The sources a command scans: `--root` directories (all `global`, in the order given) replace
+ * everything else; otherwise the config's sources; otherwise the runtime's defaults.
+ */
+export function sourcesFor(options: CommonOptions, config: SkillportConfig | null, cwd: string): SkillSource[] | undefined {
+  if (options.root && options.root.length > 0) {
+    return options.root.map((root) => ({ path: existingDirectory(root, cwd), origin: "global" as const }));
+  }
+  return config?.sources;
+}
+
+function existingDirectory(root: string, cwd: string): string {
+  const absolute = path.resolve(cwd, root);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(absolute);
+  } catch {
+    throw new CliError(`--root ${root}: directory does not exist (${absolute})`, EXIT_USAGE);
+  }
+  if (!stat.isDirectory()) throw new CliError(`--root ${root}: not a directory (${absolute})`, EXIT_USAGE);
+  return absolute;
+}
+
+/** Opens the runtime for one command run; the caller must `close()` it. */
+export async function openRuntime(
+  options: CommonOptions,
+  out: CliOutput,
+  { watch = false }: { watch?: boolean } = {},
+): Promise<CliContext> {
+  const cwd = process.cwd();
+  const config = readConfig(options, cwd);
+  const sources = sourcesFor(options, config, cwd);
+  const scope: Scope = {};
+  if (options.agent) scope.agentId = options.agent;
+  if (options.project) scope.projectId = options.project;
+  warnAboutUnknownScope(scope, config, sources, out);
+  const runtime = await withProgress(
+    out,
+    "Scanning skills",
+    createSkillRuntime({
+      ...(sources ? { sources } : {}),
+      agents: config?.agents ?? {},
+      projects: config?.projects ?? {},
+      watch,
+      cwd,
+    }),
+  );
+  return { runtime, scope, config, cwd };
+}
+
+// An id nobody defined is not an error (policies default to "everything"), but it is almost always a typo.
+function warnAboutUnknownScope(scope: Scope, config: SkillportConfig | null, sources: SkillSource[] | undefined, out: CliOutput): void {
+  if (scope.agentId && !config?.agents[scope.agentId] && !sources?.some((s) => s.agentId === scope.agentId)) {
+    out.log(`warning: agent '${scope.agentId}' is not defined in ${config ? config.file : "any config file"}; no agent policy applies`);
+  }
+  if (scope.projectId && !config?.projects[scope.projectId] && !sources?.some((s) => s.projectId === scope.projectId)) {
+    out.log(`warning: project '${scope.projectId}' is not defined in ${config ? config.file : "any config file"}; it has no skills or policy`);
+  }
+}
+
+/** Opens the runtime, runs `work`, and always closes the runtime so no watcher or worker keeps the process alive. */
+export async function withRuntime<T>(options: CommonOptions, out: CliOutput, work: (context: CliContext) => Promise<T>): Promise<T> {
+  const context = await openRuntime(options, out);
+  try {
+    return await work(context);
+  } finally {
+    await context.runtime.close();
+  }
+}

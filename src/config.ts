@@ -1,0 +1,207 @@
+/**
+ * `skillport.config.json`: where skills come from, and the agent and project policies the CLI
+ * and the MCP server apply. Everything a flag cannot say lives here. A bad file is refused as a
+ * whole with an error naming the file and the key, because a half-applied policy could show a
+ * skill that was meant to stay hidden.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+import type { AgentPolicy, ProjectPolicy } from "./access/types.js";
+import type { SkillSource } from "./registry/types.js";
+
+export const DEFAULT_CONFIG_FILE = "skillport.config.json";
+
+export interface SkillportConfig {
+  /** Absolute path of the file this was read from. */
+  file: string;
+  /** Sources with paths resolved against the file's directory; absent means "defaults". */
+  sources?: SkillSource[];
+  agents: Record<string, AgentPolicy>;
+  projects: Record<string, ProjectPolicy>;
+}
+
+/** A config file that cannot be used; `key` is the dotted path of the bad entry, when there is one. */
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly key: string | null,
+    readonly detail: string,
+  ) {
+    super(key ? `${file}: ${key}: ${detail}` : `${file}: ${detail}`);
+    this.name = "ConfigError";
+  }
+}
+
+const names = z.array(z.string().min(1, "must not be empty"));
+
+const sourceObject = z
+  .strictObject({
+    path: z.string().min(1, "must not be empty"),
+    origin: z.enum(["bundled", "global", "project", "agent"]).default("global"),
+    projectId: z.string().min(1).optional(),
+    label: z.string().min(1).optional(),
+    agentId: z.string().min(1).optional(),
+  })
+  .superRefine((source, ctx) => {
+    if (source.origin === "project" && !source.projectId) {
+      ctx.addIssue({ code: "custom", path: ["projectId"], message: 'required when origin is "project"' });
+    }
+    if (source.origin === "agent" && !source.agentId) {
+      ctx.addIssue({ code: "custom", path: ["agentId"], message: 'required when origin is "agent"' });
+    }
+  });
+
+// A bare string is the common case ("one more directory of skills"), so it is accepted as a global source.
+const sourceEntry = z.preprocess((value) => (typeof value === "string" ? { path: value } : value), sourceObject);
+
+const agentPolicy = z.strictObject({
+  allowedSkills: names.optional(),
+  excludedSkills: names.optional(),
+  allowedTools: names.optional(),
+  deniedTools: names.optional(),
+});
+
+const projectPolicy = z.strictObject({
+  label: z.string().min(1).optional(),
+  disabledSkills: names.optional(),
+  sharedSkills: names.optional(),
+  toolWhitelist: names.optional(),
+});
+
+const configSchema = z.strictObject({
+  $schema: z.string().optional(),
+  sources: z.array(sourceEntry).optional(),
+  agents: z.record(z.string().min(1), agentPolicy).default({}),
+  projects: z.record(z.string().min(1), projectPolicy).default({}),
+});
+
+/** Reads and validates a config file. Throws `ConfigError` for anything unusable. */
+export function loadConfigFile(file: string, home: string = os.homedir()): SkillportConfig {
+  const absolute = path.resolve(file);
+  let text: string;
+  try {
+    text = fs.readFileSync(absolute, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const detail = code === "ENOENT" ? "file does not exist" : code === "EISDIR" ? "is a directory, not a JSON file" : `cannot be read (${code ?? String(error)})`;
+    throw new ConfigError(absolute, null, detail);
+  }
+  return parseConfig(text, absolute, home);
+}
+
+/** Validates config text read from `file`; relative source paths are resolved against the file's directory. */
+export function parseConfig(text: string, file: string, home: string = os.homedir()): SkillportConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (error) {
+    throw new ConfigError(file, null, `not valid JSON: ${jsonErrorWithLocation(text, error as Error)}`);
+  }
+  const parsed = configSchema.safeParse(raw, { reportInput: true });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(file, describeKey(issue.path, issue), describeIssue(issue));
+  }
+  const baseDir = path.dirname(file);
+  const config: SkillportConfig = { file, agents: parsed.data.agents, projects: parsed.data.projects };
+  if (parsed.data.sources) {
+    config.sources = parsed.data.sources.map((source) => {
+      const resolved: SkillSource = { path: resolveSourcePath(source.path, baseDir, home), origin: source.origin };
+      if (source.projectId !== undefined) resolved.projectId = source.projectId;
+      if (source.agentId !== undefined) resolved.agentId = source.agentId;
+      if (source.label !== undefined) resolved.label = source.label;
+      return resolved;
+    });
+  }
+  return config;
+}
+
+/** The config file to use: the one asked for, else `./skillport.config.json` when it exists, else none. */
+export function findConfigFile(explicit: string | undefined, cwd: string): string | null {
+  if (explicit) return path.resolve(cwd, explicit);
+  const candidate = path.join(cwd, DEFAULT_CONFIG_FILE);
+  return fs.existsSync(candidate) ? candidate : null;
+}
+
+function resolveSourcePath(value: string, baseDir: string, home: string): string {
+  if (value === "~") return home;
+  if (value.startsWith("~/")) return path.join(home, value.slice(2));
+  return path.resolve(baseDir, value);
+}
+
+type Issue = z.core.$ZodIssue;
+
+function describeKey(issuePath: readonly PropertyKey[], issue: Issue): string | null {
+  const parts = issuePath.map((part) => (typeof part === "number" ? `[${part}]` : String(part)));
+  if (issue.code === "unrecognized_keys") parts.push(issue.keys[0]!);
+  const key = parts.reduce((joined, part) => (part.startsWith("[") || joined === "" ? joined + part : `${joined}.${part}`), "");
+  return key === "" ? null : key;
+}
+
+function describeIssue(issue: Issue): string {
+  switch (issue.code) {
+    case "unrecognized_keys":
+      return `unknown key${issue.keys.length > 1 ? `s ${issue.keys.map((k) => `"${k}"`).join(", ")}` : ""}; ${allowedKeysHint(issue.path)}`;
+    case "invalid_type":
+      if (issue.expected === "object" && issue.path[0] === "sources" && issue.path.length === 2) {
+        return `expected a path string or an object {"path": ..., "origin": ...}, got ${typeName(issue.input)}`;
+      }
+      return `expected ${issue.expected}${issue.input === undefined ? " (missing)" : `, got ${typeName(issue.input)}`}`;
+    case "invalid_value":
+      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    default:
+      return issue.message;
+  }
+}
+
+function allowedKeysHint(issuePath: readonly PropertyKey[]): string {
+  const [top, , third] = issuePath;
+  if (issuePath.length === 0) return "allowed: sources, agents, projects";
+  if (top === "sources") return "allowed: path, origin, projectId, label, agentId";
+  if (top === "agents" && third === undefined) return "allowed: allowedSkills, excludedSkills, allowedTools, deniedTools";
+  if (top === "projects" && third === undefined) return "allowed: label, disabledSkills, sharedSkills, toolWhitelist";
+  return "remove it or check its spelling";
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
+}
+
+function jsonErrorWithLocation(text: string, error: Error): string {
+  // V8 quotes a multi-line excerpt of the input after some messages; the location says it better.
+  const message = error.message.replace(/, .*is not valid JSON$/s, "");
+  if (/line \d+ column \d+/.test(message)) return message;
+  const stated = /at position (\d+)/.exec(message);
+  const offset = stated ? Number(stated[1]) : firstBadOffset(text);
+  const before = text.slice(0, offset).split("\n");
+  return `${message} (line ${before.length} column ${before[before.length - 1]!.length + 1})`;
+}
+
+/**
+ * Some parse errors carry no position. A prefix of valid JSON fails only "at its end", so the
+ * shortest prefix that fails anywhere else ends at the offending character: binary search for it.
+ */
+function firstBadOffset(text: string): number {
+  const viable = (length: number): boolean => {
+    try {
+      JSON.parse(text.slice(0, length));
+      return true;
+    } catch (error) {
+      const message = (error as Error).message;
+      const position = /at position (\d+)/.exec(message);
+      return /Unexpected end/.test(message) || (position !== null && Number(position[1]) >= length);
+    }
+  };
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const middle = Math.floor((low + high) / 2);
+    if (viable(middle + 1)) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

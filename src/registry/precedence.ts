@@ -1,0 +1,81 @@
+/**
+ * Name collisions (SPEC §2): agent > project > global > bundled, then source order. A loser is
+ * never silent: it becomes a `shadowed` diagnostic naming the winner.
+ *
+ * Inside one visibility group a loser can never be seen, so it is dropped. Across groups the
+ * loser stays in the registry, because scopes that do not see the winner still see it (the
+ * global `deploy` is what every agent without its own private `deploy` gets); it is reported
+ * as shadowed wherever both are visible.
+ */
+import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
+import { groupsMeet, ORIGIN_RANK, visibilityGroup, type VisibilityGroup } from "./sources.js";
+import type { RegisteredSkill } from "./types.js";
+
+export interface RankedSkills {
+  skills: RegisteredSkill[];
+  diagnostics: Diagnostic[];
+  /** The groups a scope must see for each diagnostic to concern it. */
+  diagnosticGroups: Map<Diagnostic, VisibilityGroup[]>;
+}
+
+/** `candidates` in source order (ascending `sourceIndex`), each source's skills in walk order. */
+export function rankSkills(candidates: readonly RegisteredSkill[]): RankedSkills {
+  const ordered = inPrecedenceOrder(candidates);
+  const skills: RegisteredSkill[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const diagnosticGroups = new Map<Diagnostic, VisibilityGroup[]>();
+  const keptByName = new Map<string, RegisteredSkill[]>();
+  for (const skill of ordered) {
+    const group = visibilityGroup(skill);
+    const rivals = keptByName.get(skill.name) ?? [];
+    const sameGroupWinner = rivals.find((rival) => visibilityGroup(rival) === group);
+    if (sameGroupWinner) {
+      // The same real directory reached through two sources is one skill, not a collision.
+      if (sameGroupWinner.dir !== skill.dir) {
+        const d = shadowed(skill, sameGroupWinner, false);
+        diagnostics.push(d);
+        diagnosticGroups.set(d, [group]);
+      }
+      continue;
+    }
+    for (const rival of rivals) {
+      const rivalGroup = visibilityGroup(rival);
+      if (rival.dir === skill.dir || !groupsMeet(rivalGroup, group)) continue;
+      const d = shadowed(skill, rival, true);
+      diagnostics.push(d);
+      diagnosticGroups.set(d, [rivalGroup, group]);
+    }
+    rivals.push(skill);
+    keptByName.set(skill.name, rivals);
+    skills.push(skill);
+  }
+  return { skills, diagnostics, diagnosticGroups };
+}
+
+/** Candidates arrive in source order, so bucketing by origin keeps source order within each origin. */
+function inPrecedenceOrder(candidates: readonly RegisteredSkill[]): RegisteredSkill[] {
+  const buckets: RegisteredSkill[][] = [[], [], [], []];
+  for (const skill of candidates) buckets[ORIGIN_RANK[skill.origin]]!.push(skill);
+  return buckets.flat();
+}
+
+function shadowed(loser: RegisteredSkill, winner: RegisteredSkill, onlyWhereBothVisible: boolean): Diagnostic {
+  const where = onlyWhereBothVisible ? ` wherever both are visible` : "";
+  return diagnostic(
+    loser.skillFile,
+    "warning",
+    "shadowed",
+    `Skill '${loser.name}' from ${describeSource(loser)} (${loser.dir}) is shadowed by '${winner.name}' from ${describeSource(winner)} (${winner.dir})${where}`,
+  );
+}
+
+function describeSource(skill: RegisteredSkill): string {
+  switch (skill.origin) {
+    case "agent":
+      return `agent '${skill.agentId ?? ""}' private skills`;
+    case "project":
+      return skill.projectId === undefined ? "the project" : `project '${skill.projectId}'`;
+    default:
+      return `${skill.origin} skills`;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * The library face (SPEC §7): one object that owns the live registry, resolves scoped
+ * registries under the configured policies, watches the sources when asked, and opens sessions.
+ */
+import * as os from "node:os";
+import * as path from "node:path";
+import { createScopeResolver, type ScopedRegistryView } from "./access/scoped-registry.js";
+import type { AgentPolicy, ProjectPolicy, Scope } from "./access/types.js";
+import type { Diagnostic } from "./package/diagnostic.js";
+import { createRegistry, type RefreshOutcome, type RegistryStats } from "./registry/registry.js";
+import { defaultSources } from "./registry/sources.js";
+import type { RegistrySnapshot, SkillSource } from "./registry/types.js";
+import { watchSources, type SourceWatcher } from "./registry/watch.js";
+import { createSession, type Session, type SessionHost, type SessionOptions } from "./session/session.js";
+
+export interface SkillRuntimeOptions {
+  /** Default: the §2 default sources for `cwd` and `home`. */
+  sources?: SkillSource[];
+  agents?: Record<string, AgentPolicy>;
+  projects?: Record<string, ProjectPolicy>;
+  /** The environment requirement checks and env grants read. Default: `process.env`, copied at each load. */
+  env?: Record<string, string>;
+  /** Watch the sources and refresh (debounced) when they change. */
+  watch?: boolean;
+  /** Quiet time after the last filesystem event before a watched refresh runs. Default 200 ms. */
+  watchDebounceMs?: number;
+  /** Default: `process.cwd()`. */
+  cwd?: string;
+  /** Default: `os.homedir()`. */
+  home?: string;
+}
+
+export interface SkillRuntime {
+  /** Rescans the sources; on failure the last good snapshot keeps serving. */
+  refresh(): Promise<RefreshOutcome>;
+  /** The scoped registry of `(projectId?, agentId?)`; cached until the next snapshot. */
+  registry(scope?: Scope): ScopedRegistryView;
+  /** Every diagnostic of the current snapshot: invalid skills, warnings, shadowed, loops, bounds. */
+  diagnostics(): Diagnostic[];
+  snapshot(): RegistrySnapshot;
+  stats(): RegistryStats;
+  /** Called after every swap to a changed snapshot (manual or watched refresh); returns an unsubscribe function. */
+  onChange(listener: (snapshot: RegistrySnapshot) => void): () => void;
+  /** A conversation over this runtime's live registry. */
+  session(options?: SessionOptions): Session;
+  /** Stops watching and releases everything; the runtime serves its last snapshot afterwards. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_WATCH_DEBOUNCE_MS = 200;
+
+export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Promise<SkillRuntime> {
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const home = options.home ?? os.homedir();
+  const projects = options.projects ?? {};
+  const sources = (options.sources ?? defaultSources(cwd, home)).map((source) => withProjectLabel(source, projects));
+  const fixedEnv = options.env;
+  const registry = createRegistry(sources, { env: () => fixedEnv ?? process.env });
+  const resolve = createScopeResolver(() => registry.snapshot(), { agents: options.agents ?? {}, projects });
+  await registry.refresh();
+
+  let watcher: SourceWatcher | null = null;
+  if (options.watch) {
+    watcher = watchSources(
+      sources.map((s) => s.path),
+      () => void registry.refresh(),
+      options.watchDebounceMs ?? DEFAULT_WATCH_DEBOUNCE_MS,
+    );
+  }
+
+  const host: SessionHost = {
+    resolveRegistry: (scope) => resolve(scope),
+    refresh: () => registry.refresh(),
+    env: () => registry.snapshot().env,
+    cwd,
+  };
+
+  return {
+    refresh: () => registry.refresh(),
+    registry: (scope) => resolve(scope),
+    diagnostics: () => [...registry.snapshot().diagnostics, ...(watcher?.diagnostics ?? [])],
+    snapshot: () => registry.snapshot(),
+    stats: () => registry.stats(),
+    onChange: (listener) => registry.onChange(listener),
+    session: (sessionOptions) => createSession(host, sessionOptions),
+    async close() {
+      watcher?.close();
+      watcher = null;
+      await registry.close();
+    },
+  };
+}
+
+/** A project source without its own label shows under the label its project policy gives. */
+function withProjectLabel(source: SkillSource, projects: Record<string, ProjectPolicy>): SkillSource {
+  if (source.label !== undefined || source.origin !== "project" || source.projectId === undefined) return source;
+  const label = projects[source.projectId]?.label;
+  return label === undefined ? source : { ...source, label };
+}

@@ -1,0 +1,190 @@
+/**
+ * The session log: append-only JSONL, one record per line, one file per session.
+ *
+ * Each record is written with one synchronous write on an open descriptor, so a record that
+ * returned is in the kernel before the next one starts and a crash can tear at most the last
+ * line. Checkpoints are also fsync'd: they mark the points a host rebuilds its transcript
+ * from, so they must survive a power cut, not only a process crash.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { createHash } from "node:crypto";
+import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
+import { isSessionRecord, type SessionRecord } from "./records.js";
+
+export interface SessionLog {
+  /** The file written to; null for the in-memory log. */
+  readonly path: string | null;
+  /** Appends one record; a write failure comes back as a diagnostic and loses no session state. */
+  append(record: SessionRecord, options?: { sync?: boolean }): Diagnostic | null;
+  /** Flushes to stable storage. */
+  sync(): Diagnostic | null;
+  /** Flushes and releases the file; a later append reopens it. */
+  close(): Diagnostic | null;
+}
+
+export interface LogReadResult {
+  records: SessionRecord[];
+  diagnostics: Diagnostic[];
+}
+
+const SAFE_FILE_STEM = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/**
+ * The file stem for a session id. Ids are caller-chosen, so one that could climb out of the
+ * directory or is not portable as a file name is replaced by a stable hash of itself.
+ */
+export function logFileStem(id: string): string {
+  if (SAFE_FILE_STEM.test(id) && !id.includes("..")) return id;
+  return `session-${createHash("sha256").update(id).digest("hex").slice(0, 32)}`;
+}
+
+/**
+ * Where a session's log lives. `false` keeps it in memory. A string ending in `.jsonl` is the
+ * file itself; any other string is a directory that holds `<id>.jsonl`.
+ */
+export function resolveLogPath(cwd: string, id: string, option: string | false | undefined): string | null {
+  if (option === false) return null;
+  const fileName = `${logFileStem(id)}.jsonl`;
+  if (option === undefined) return path.resolve(cwd, ".skillport", "sessions", fileName);
+  const target = path.resolve(cwd, option);
+  if (target.endsWith(".jsonl")) return target;
+  return path.join(target, fileName);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A log that keeps nothing beyond what the session holds in memory. */
+export function memoryLog(): SessionLog {
+  return {
+    path: null,
+    append: () => null,
+    sync: () => null,
+    close: () => null,
+  };
+}
+
+/** A JSONL file log, opened lazily so a session that never calls the tool leaves no file. */
+export function fileLog(filePath: string): SessionLog {
+  let fd: number | null = null;
+  // A previous writer may have died mid-line; the next record must not be glued onto it.
+  let startOnFreshLine = false;
+
+  function open(): number {
+    if (fd !== null) return fd;
+    fs.mkdirSync(path.dirname(filePath), { recursive: true });
+    const opened = fs.openSync(filePath, "a+");
+    try {
+      const size = fs.fstatSync(opened).size;
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        fs.readSync(opened, last, 0, 1, size - 1);
+        startOnFreshLine = last[0] !== 0x0a;
+      }
+    } catch (error) {
+      fs.closeSync(opened);
+      throw error;
+    }
+    fd = opened;
+    return opened;
+  }
+
+  function writeAll(target: number, bytes: Buffer): void {
+    let offset = 0;
+    while (offset < bytes.length) offset += fs.writeSync(target, bytes, offset, bytes.length - offset);
+  }
+
+  function fail(action: string, error: unknown): Diagnostic {
+    return diagnostic(filePath, "error", "session_log_write_failed", `Could not ${action} the session log: ${errorText(error)}`);
+  }
+
+  return {
+    path: filePath,
+    append(record, options) {
+      try {
+        const target = open();
+        const line = `${startOnFreshLine ? "\n" : ""}${JSON.stringify(record)}\n`;
+        writeAll(target, Buffer.from(line, "utf8"));
+        startOnFreshLine = false;
+        if (options?.sync) fs.fsyncSync(target);
+        return null;
+      } catch (error) {
+        // Part of the line may have reached the file; the next record starts on its own line.
+        startOnFreshLine = true;
+        return fail("append to", error);
+      }
+    },
+    sync() {
+      if (fd === null) return null;
+      try {
+        fs.fsyncSync(fd);
+        return null;
+      } catch (error) {
+        return fail("flush", error);
+      }
+    },
+    close() {
+      if (fd === null) return null;
+      const target = fd;
+      fd = null;
+      try {
+        fs.fsyncSync(target);
+        return null;
+      } catch (error) {
+        return fail("flush", error);
+      } finally {
+        fs.closeSync(target);
+      }
+    },
+  };
+}
+
+/**
+ * Reads a session log. Lines that are not complete records are skipped with a diagnostic and
+ * everything else is kept: a torn last line (a writer killed mid-record) is the expected case,
+ * but a bad line in the middle (a log appended to after such a crash) is survived the same way.
+ * A missing file is an empty log: sessions create their file on the first record.
+ */
+export function readSessionLog(filePath: string): LogReadResult {
+  let text: string;
+  try {
+    text = fs.readFileSync(filePath, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { records: [], diagnostics: [] };
+    return {
+      records: [],
+      diagnostics: [diagnostic(filePath, "error", "session_log_unreadable", `Could not read the session log: ${errorText(error)}`)],
+    };
+  }
+  const records: SessionRecord[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const lines = text.split("\n");
+  const lastIndex = lines.length - 1;
+  lines.forEach((line, index) => {
+    if (line.trim() === "") return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      parsed = undefined;
+    }
+    if (isSessionRecord(parsed)) {
+      records.push(parsed);
+      return;
+    }
+    const torn = index === lastIndex;
+    diagnostics.push(
+      diagnostic(
+        filePath,
+        "warning",
+        torn ? "session_log_torn_line" : "session_log_bad_line",
+        torn
+          ? `Skipped an incomplete last line of the session log (${line.length} characters); every complete record before it was kept.`
+          : `Skipped line ${index + 1} of the session log: it is not a complete session record.`,
+      ),
+    );
+  });
+  return { records, diagnostics };
+}

@@ -1,0 +1,155 @@
+/**
+ * The records of a session log (one JSON object per line). The log is the session's durable
+ * memory: a restored session is rebuilt from these records alone, never from the registry, so
+ * every fact a replay needs is written into the record that caused it.
+ */
+import type { Envelope } from "../tool/envelope.js";
+
+export type CompactionMode = "carry" | "reload";
+
+/** Opens a conversation in the log; on replay it also resets conversation state like `clear`. */
+export interface SessionHeaderRecord {
+  type: "session";
+  v: 1;
+  time: string;
+  id: string;
+  projectId?: string;
+  agentId?: string;
+  compaction: CompactionMode;
+  carryBudgetBytes: number;
+}
+
+/**
+ * What the session learned about a skill when it activated it. Kept in the log because the
+ * skill on disk may change or vanish before a restore.
+ */
+export interface ActivationFacts {
+  /** Declared `tools` (narrowing); null when the skill does not declare any. */
+  tools: string[] | null;
+  /** Declared `allowed-tools` (pre-approval); null when absent. */
+  allowedTools: string[] | null;
+  /** Environment variable names the activation grants. */
+  env: string[];
+}
+
+export interface CallRecord {
+  type: "call";
+  time: string;
+  /** Position of the call in this session's log, from 0. */
+  seq: number;
+  toolCallId: string | null;
+  args: unknown;
+  envelope: Envelope;
+  /** Present when the call activated a skill afresh. */
+  activation?: ActivationFacts;
+}
+
+/** What `commit()` hands the host to rebuild its transcript (SPEC §5.2). */
+export interface CommitResult {
+  digests: Record<string, Envelope<DigestData>>;
+  carried: string | null;
+  reminder: string | null;
+}
+
+/** A loading result with its instructions removed, kept at the same tool-result id. */
+export interface DigestData {
+  name: string;
+  status: "loaded";
+  compacted: true;
+}
+
+export type CheckpointRecord =
+  | { type: "checkpoint"; time: string; checkpoint: number; phase: "begin" }
+  | { type: "checkpoint"; time: string; checkpoint: number; phase: "abort" }
+  | {
+      type: "checkpoint";
+      time: string;
+      checkpoint: number;
+      phase: "commit";
+      result: CommitResult;
+      /** Skills that stay active in the new epoch (the carried ones), newest first. */
+      kept: string[];
+    };
+
+export interface ClearRecord {
+  type: "clear";
+  time: string;
+}
+
+/** The prompt catalog text the session pinned, so a restore shows the model the same prefix. */
+export interface CatalogRecord {
+  type: "catalog";
+  time: string;
+  text: string;
+}
+
+export type SessionRecord = SessionHeaderRecord | CallRecord | CheckpointRecord | ClearRecord | CatalogRecord;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
+}
+
+function isEnvelope(value: unknown): value is Envelope {
+  if (!isObject(value)) return false;
+  if (value.ok === true) return value.error === null && isObject(value.data);
+  if (value.ok === false) return isObject(value.error) && value.data === null;
+  return false;
+}
+
+function isActivationFacts(value: unknown): value is ActivationFacts {
+  return (
+    isObject(value) &&
+    (value.tools === null || isStringList(value.tools)) &&
+    (value.allowedTools === null || isStringList(value.allowedTools)) &&
+    isStringList(value.env)
+  );
+}
+
+function isCommitResult(value: unknown): value is CommitResult {
+  return (
+    isObject(value) &&
+    isObject(value.digests) &&
+    Object.values(value.digests).every(isEnvelope) &&
+    (value.carried === null || typeof value.carried === "string") &&
+    (value.reminder === null || typeof value.reminder === "string")
+  );
+}
+
+/**
+ * Checks the shape of a parsed log line. A line that parses as JSON but is not a record we
+ * can replay is treated like a torn line: skipped with a diagnostic, never half-applied.
+ */
+export function isSessionRecord(value: unknown): value is SessionRecord {
+  if (!isObject(value) || typeof value.time !== "string") return false;
+  switch (value.type) {
+    case "session":
+      return (
+        value.v === 1 &&
+        typeof value.id === "string" &&
+        (value.compaction === "carry" || value.compaction === "reload") &&
+        typeof value.carryBudgetBytes === "number"
+      );
+    case "call":
+      return (
+        typeof value.seq === "number" &&
+        (value.toolCallId === null || typeof value.toolCallId === "string") &&
+        "args" in value &&
+        isEnvelope(value.envelope) &&
+        (value.activation === undefined || isActivationFacts(value.activation))
+      );
+    case "checkpoint":
+      if (typeof value.checkpoint !== "number") return false;
+      if (value.phase === "begin" || value.phase === "abort") return true;
+      return value.phase === "commit" && isCommitResult(value.result) && isStringList(value.kept);
+    case "clear":
+      return true;
+    case "catalog":
+      return typeof value.text === "string";
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Conversation state as a fold over log records. The live session and a restore both move
+ * state only through `applyRecord`, so replaying a log cannot disagree with the run that
+ * wrote it.
+ */
+import { activationFromEnvelope } from "./activation.js";
+import type { ActivationFacts, SessionRecord } from "./records.js";
+
+/** A skill whose instructions are in effect in the current compaction epoch. */
+export interface ActiveSkill {
+  name: string;
+  content: string;
+  /** Increases with every fresh activation; larger is newer. */
+  order: number;
+  facts: ActivationFacts;
+  /** The `environment_access.guidance` the model was given, repeated when the body is carried. */
+  envGuidance: string | null;
+}
+
+export interface ConversationState {
+  epoch: number;
+  /** By name: dedup compares the content held here, and the latest activation replaces it. */
+  active: Map<string, ActiveSkill>;
+  /**
+   * Every skill loaded in this conversation, in first-load order, with its latest declared
+   * `tools`. Compaction never removes an entry: only the end of the conversation unloads.
+   */
+  loaded: Map<string, { tools: string[] | null }>;
+  /** Loading results still verbatim in the host's transcript, keyed by tool-call id. */
+  retained: Array<{ toolCallId: string; name: string }>;
+  carried: string | null;
+  reminder: string | null;
+  /** The pinned catalog text; null until first built, and again after a commit or clear. */
+  catalog: string | null;
+  activations: number;
+}
+
+export function emptyState(): ConversationState {
+  return {
+    epoch: 0,
+    active: new Map(),
+    loaded: new Map(),
+    retained: [],
+    carried: null,
+    reminder: null,
+    catalog: null,
+    activations: 0,
+  };
+}
+
+/** Ends the conversation: everything loaded, carried, granted or pinned is forgotten. */
+function resetConversation(state: ConversationState): void {
+  state.epoch += 1;
+  state.active.clear();
+  state.loaded.clear();
+  state.retained = [];
+  state.carried = null;
+  state.reminder = null;
+  state.catalog = null;
+}
+
+/** Facts for an activation logged without them: everything a stored envelope can tell. */
+function factsFromEnvelope(names: string[] | undefined): ActivationFacts {
+  return { tools: null, allowedTools: null, env: names ?? [] };
+}
+
+export function applyRecord(state: ConversationState, record: SessionRecord): void {
+  switch (record.type) {
+    case "session":
+    case "clear":
+      resetConversation(state);
+      return;
+    case "catalog":
+      state.catalog = record.text;
+      return;
+    case "call": {
+      const activation = activationFromEnvelope(record.envelope);
+      if (!activation) return;
+      const facts = record.activation ?? factsFromEnvelope(activation.environmentAccess?.names);
+      state.activations += 1;
+      state.active.set(activation.name, {
+        name: activation.name,
+        content: activation.content,
+        order: state.activations,
+        facts,
+        envGuidance: activation.environmentAccess?.guidance ?? null,
+      });
+      state.loaded.set(activation.name, { tools: facts.tools });
+      if (record.toolCallId !== null) state.retained.push({ toolCallId: record.toolCallId, name: activation.name });
+      return;
+    }
+    case "checkpoint": {
+      if (record.phase !== "commit") return;
+      const kept = new Set(record.kept);
+      for (const name of [...state.active.keys()]) if (!kept.has(name)) state.active.delete(name);
+      state.epoch += 1;
+      state.retained = [];
+      state.carried = record.result.carried;
+      state.reminder = record.result.reminder;
+      // The catalog is rebuilt from the live registry the next time the host asks for it.
+      state.catalog = null;
+      return;
+    }
+  }
+}
+
+/** Whether `skill(name)` with this exact content would only repeat what is already in effect. */
+export function isAlreadyActive(state: ConversationState, name: string, content: string): boolean {
+  return state.active.get(name)?.content === content;
+}
+
+/** Active skills, newest activation first. */
+export function activeNewestFirst(state: ConversationState): ActiveSkill[] {
+  return [...state.active.values()].sort((a, b) => b.order - a.order);
+}
+
+/** Active skills in activation order. */
+export function activeInOrder(state: ConversationState): ActiveSkill[] {
+  return [...state.active.values()].sort((a, b) => a.order - b.order);
+}

@@ -1,0 +1,48 @@
+import type { ToolError } from "./envelope.js";
+
+/** What a call asks for, once its arguments are known to be well formed. */
+export type SkillToolRequest =
+  | { mode: "list" }
+  | { mode: "activate"; name: string }
+  | { mode: "read"; name: string; filePath: string };
+
+const KNOWN_ARGUMENTS = new Set(["name", "file_path"]);
+
+/**
+ * Checks the raw arguments a model sent. The schema deliberately leaves all of this to the
+ * handler (SPEC §4), so every rule about argument shape lives here.
+ */
+export function parseSkillToolArguments(args: unknown): SkillToolRequest | ToolError {
+  if (args === undefined || args === null) return { mode: "list" };
+  if (typeof args !== "object" || Array.isArray(args)) {
+    return invalid("The arguments must be an object with optional `name` and `file_path` strings.");
+  }
+  const record = args as Record<string, unknown>;
+  const unknown = Object.keys(record).filter((key) => !KNOWN_ARGUMENTS.has(key));
+  if (unknown.length > 0) {
+    return {
+      ...invalid(
+        `Unknown argument${unknown.length > 1 ? "s" : ""} ${unknown.map((key) => JSON.stringify(key)).join(", ")}: ` +
+          "the skill tool takes only `name` and `file_path`.",
+      ),
+      unknown,
+    };
+  }
+  const { name, file_path: filePath } = record;
+  if (name !== undefined && typeof name !== "string") return invalid("`name` must be a string.");
+  if (filePath !== undefined && typeof filePath !== "string") return invalid("`file_path` must be a string.");
+  const trimmed = name?.trim() ?? "";
+  if (filePath !== undefined) {
+    if (trimmed === "") return invalid("`file_path` needs `name`: say which skill the file belongs to.");
+    return { mode: "read", name: trimmed, filePath };
+  }
+  return trimmed === "" ? { mode: "list" } : { mode: "activate", name: trimmed };
+}
+
+export function isToolError(value: SkillToolRequest | ToolError): value is ToolError {
+  return "code" in value;
+}
+
+function invalid(message: string): ToolError {
+  return { code: "invalid_arguments", message };
+}

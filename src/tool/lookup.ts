@@ -1,0 +1,45 @@
+import type { Scope, ScopedRegistry } from "../access/types.js";
+import type { RegisteredSkill } from "../registry/types.js";
+import type { ToolError } from "./envelope.js";
+import { closeNames } from "./suggest.js";
+import type { SkillToolDeps } from "./types.js";
+
+export type Lookup = { ok: true; registry: ScopedRegistry; skill: RegisteredSkill } | { ok: false; error: ToolError };
+
+/**
+ * Finds the skill a named call is about. On a miss the skills are rescanned exactly once and the
+ * scope re-resolved, so a skill dropped on disk after the registry was cached works on the first
+ * call. A skill outside the scope is reported exactly like one that does not exist.
+ */
+export async function lookupSkill(
+  deps: SkillToolDeps,
+  scope: Scope,
+  registry: ScopedRegistry,
+  name: string,
+): Promise<Lookup> {
+  const first = registry.get(name);
+  if (first) return { ok: true, registry, skill: first };
+  try {
+    await deps.refreshSkills();
+  } catch {
+    // A failed rescan leaves the last good snapshot serving; the lookup below answers from it.
+  }
+  const fresh = await deps.resolveRegistry(scope);
+  if (!fresh.toolAvailable) return { ok: false, error: toolUnavailable() };
+  const second = fresh.get(name);
+  if (second) return { ok: true, registry: fresh, skill: second };
+  return { ok: false, error: notFound(name, fresh) };
+}
+
+export function toolUnavailable(): ToolError {
+  return { code: "tool_unavailable", message: "The skill tool is not available here: listing, loading and reading skills are all turned off." };
+}
+
+function notFound(name: string, registry: ScopedRegistry): ToolError {
+  const suggestions = closeNames(name, registry.list().map((skill) => skill.name));
+  const hint =
+    suggestions.length > 0
+      ? ` Did you mean ${suggestions.map((s) => JSON.stringify(s)).join(", ")}?`
+      : " Call the skill tool with no arguments to list the available skills.";
+  return { code: "skill_not_found", message: `No skill named ${JSON.stringify(name)} is available.${hint}`, suggestions };
+}

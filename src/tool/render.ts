@@ -1,0 +1,69 @@
+import { isListData, type Envelope, type ListData, type LoadedData } from "./envelope.js";
+
+export interface RenderOptions {
+  /**
+   * Absolute directory of the skill a `loaded` envelope is about. The envelope does not carry
+   * it (the stored record stays exactly §4), so hosts pass it in; `SkillTool.invoke` does.
+   * Without it the directory line is left out.
+   */
+  skillDir?: string;
+}
+
+/**
+ * The one rendering of an envelope as text for a model (SPEC §4 Model-facing text). Every
+ * adapter uses it, so a skill reads the same to a model whichever host serves it.
+ */
+export function renderEnvelopeText(envelope: Envelope, options: RenderOptions = {}): string {
+  if (!envelope.ok) return envelope.error.message;
+  const data = envelope.data;
+  if (isListData(data)) return renderList(data);
+  switch (data.status) {
+    case "loaded":
+      return renderLoaded(data, options.skillDir);
+    case "already_active":
+      return data.message;
+    case "file_loaded":
+      return data.content;
+  }
+}
+
+function renderLoaded(data: LoadedData, skillDir: string | undefined): string {
+  const lines = [`<skill_content name="${escapeAttribute(data.name)}">`];
+  if (data.environment_access) lines.push(data.environment_access.guidance, "");
+  lines.push(data.content, "");
+  if (skillDir !== undefined) {
+    lines.push(`Skill directory: ${skillDir}`, "Relative paths in this skill are relative to the skill directory.", "");
+  }
+  if (data.resource_files) {
+    lines.push(data.resource_files.guidance, "<skill_resources>");
+    for (const file of data.resource_files.files) lines.push(`  <file>${escapeText(file)}</file>`);
+    lines.push("</skill_resources>");
+  }
+  if (lines[lines.length - 1] === "") lines.pop();
+  lines.push("</skill_content>");
+  return lines.join("\n");
+}
+
+function renderList(data: ListData): string {
+  if (data.count === 0) return "No skills are available.";
+  const lines = [
+    `${data.count} skill${data.count === 1 ? "" : "s"} available. Load one by calling this tool with its name.`,
+  ];
+  for (const group of data.skill_groups) {
+    lines.push("", `## ${group.label}`);
+    for (const skill of group.skills) lines.push(`- ${skill.name}: ${oneLine(skill.description)}`);
+  }
+  return lines.join("\n");
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+function escapeText(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function escapeAttribute(text: string): string {
+  return escapeText(text).replace(/"/g, "&quot;");
+}

@@ -1,0 +1,158 @@
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import http from "node:http";
+import * as path from "node:path";
+import { after, before, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { LoadedData } from "../../src/tool/envelope.js";
+import { writeSkill } from "../support/tmp.js";
+import { callSkill, dataOf, eventually, readLogs, serverCommand, skillTree, type SkillTree } from "./mcp-fixtures.js";
+
+let tree: SkillTree;
+let server: ChildProcess;
+let stderr = "";
+let url: URL;
+
+before(async () => {
+  tree = skillTree();
+  const { command, args } = serverCommand(["--http", "0", "--root", tree.root, "--log-dir", tree.logDir]);
+  server = spawn(command, args, { cwd: tree.cwd, env: tree.env, stdio: ["ignore", "pipe", "pipe"] });
+  server.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  await eventually(() => /listening on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr) || server.exitCode !== null, "the listening line");
+  const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+  assert.ok(match, `server did not start:\n${stderr}`);
+  url = new URL(match[1]!);
+});
+
+after(async () => {
+  if (server.exitCode === null) {
+    server.kill("SIGKILL");
+    await new Promise((resolve) => server.once("exit", resolve));
+  }
+});
+
+async function connect(): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(url);
+  const client = new Client({ name: "skillport-http-test", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+function rawRequest(options: { path: string; method: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: options.path, method: options.method, headers: options.headers }, (res) => {
+      let body = "";
+      res.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});
+const POST_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
+test("it binds to 127.0.0.1 by default and serves one tool with the flat schema", async () => {
+  assert.equal(url.hostname, "127.0.0.1");
+  const { client } = await connect();
+  try {
+    const { tools } = await client.listTools();
+    assert.equal(tools.length, 1);
+    assert.equal(tools[0]!.name, "skill");
+    assert.deepEqual(Object.keys(tools[0]!.inputSchema.properties ?? {}).sort(), ["file_path", "name"]);
+    assert.equal(tools[0]!.annotations?.readOnlyHint, true);
+    assert.match(client.getInstructions() ?? "", /<name>alpha<\/name>/);
+    const list = await callSkill(client, {});
+    assert.equal(dataOf<{ count: number }>(list).count, 3);
+    const read = await callSkill(client, { name: "alpha", file_path: "references/guide.md" });
+    assert.equal(read.text, "# Guide\n\nThe alpha guide.\n");
+    const missing = await callSkill(client, { name: "nope" });
+    assert.equal(missing.isError, true);
+    assert.equal(missing.envelope.ok === false && missing.envelope.error.code, "skill_not_found");
+  } finally {
+    await client.close();
+  }
+});
+
+test("two clients at once keep separate sessions: each gets a fresh load, then already_active", async () => {
+  const a = await connect();
+  const b = await connect();
+  try {
+    assert.ok(a.transport.sessionId && b.transport.sessionId);
+    assert.notEqual(a.transport.sessionId, b.transport.sessionId);
+    assert.equal(dataOf<LoadedData>(await callSkill(a.client, { name: "alpha" })).status, "loaded");
+    assert.equal(dataOf<LoadedData>(await callSkill(b.client, { name: "alpha" })).status, "loaded");
+    assert.equal(dataOf<{ status: string }>(await callSkill(a.client, { name: "alpha" })).status, "already_active");
+    assert.equal(dataOf<{ status: string }>(await callSkill(b.client, { name: "alpha" })).status, "already_active");
+    // One log per MCP session, named by its id.
+    for (const id of [a.transport.sessionId!, b.transport.sessionId!]) {
+      const [log] = readLogs(tree.logDir).filter((l) => path.basename(l.file) === `${id}.jsonl`);
+      assert.ok(log, `no log for session ${id}`);
+      assert.equal(log.calls.length, 2);
+    }
+  } finally {
+    await a.transport.terminateSession();
+    await a.client.close();
+    await b.client.close();
+  }
+});
+
+test("a skill written while the server runs activates on the first call", async () => {
+  writeSkill(tree.root, "fresh-one", "name: fresh-one\ndescription: Created during the HTTP test.");
+  const { client } = await connect();
+  try {
+    assert.equal(dataOf<LoadedData>(await callSkill(client, { name: "fresh-one" })).status, "loaded");
+  } finally {
+    await client.close();
+  }
+});
+
+test("only /mcp is served, and unknown sessions and non-initialize first requests are refused", async () => {
+  assert.equal((await rawRequest({ path: "/other", method: "POST", headers: POST_HEADERS, body: INITIALIZE })).status, 404);
+  const unknown = await rawRequest({ path: "/mcp", method: "POST", headers: { ...POST_HEADERS, "mcp-session-id": "no-such-session" }, body: INITIALIZE });
+  assert.equal(unknown.status, 404);
+  const notInit = await rawRequest({
+    path: "/mcp",
+    method: "POST",
+    headers: POST_HEADERS,
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  assert.equal(notInit.status, 400);
+  const garbage = await rawRequest({ path: "/mcp", method: "POST", headers: POST_HEADERS, body: "{not json" });
+  assert.equal(garbage.status, 400);
+  assert.equal(JSON.parse(garbage.body).error.code, -32700);
+});
+
+test("a request naming a foreign Host (DNS rebinding) is refused on a loopback bind", async () => {
+  const rebound = await rawRequest({ path: "/mcp", method: "POST", headers: { ...POST_HEADERS, host: "attacker.example" }, body: INITIALIZE });
+  assert.equal(rebound.status, 403);
+  const foreignOrigin = await rawRequest({
+    path: "/mcp",
+    method: "POST",
+    headers: { ...POST_HEADERS, origin: "https://attacker.example" },
+    body: INITIALIZE,
+  });
+  assert.equal(foreignOrigin.status, 403);
+});
+
+test("SIGTERM ends every session with its log flushed and exits 0", async () => {
+  const { client } = await connect();
+  await callSkill(client, { name: "beta" });
+  const before = readLogs(tree.logDir).length;
+  const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
+  server.kill("SIGTERM");
+  assert.equal(await exited, 0);
+  assert.match(stderr, /shutting down \(SIGTERM\)/);
+  const logs = readLogs(tree.logDir);
+  assert.equal(logs.length, before);
+  for (const log of logs) assert.equal(log.problems, 0);
+  assert.ok(logs.some((log) => log.calls.some((c) => c.envelope.ok && (c.envelope.data as { name?: string }).name === "beta")));
+  await client.close().catch(() => {});
+});

@@ -1,0 +1,62 @@
+/**
+ * Runs the real CLI as a child process, from source through tsx, in a working directory and
+ * with a HOME the test controls, so the default skill sources never pick up the machine's own.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { tempDir } from "../support/tmp.js";
+
+export const REPO = path.resolve(import.meta.dirname, "../..");
+export const CLI_MAIN = path.join(REPO, "src/cli/main.ts");
+export const TSX_LOADER = import.meta.resolve("tsx");
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliRunOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  input?: string;
+}
+
+/** A fresh working directory with an empty HOME inside it. */
+export function sandbox(): { cwd: string; home: string; env: Record<string, string> } {
+  const cwd = tempDir("skillport-cli-");
+  const home = path.join(cwd, "home");
+  fs.mkdirSync(home);
+  return { cwd, home, env: { HOME: home } };
+}
+
+export function spawnCli(args: string[], options: CliRunOptions = {}): ChildProcess {
+  return spawn(process.execPath, ["--import", TSX_LOADER, CLI_MAIN, ...args], {
+    cwd: options.cwd ?? REPO,
+    env: { ...process.env, NO_COLOR: "1", ...options.env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+}
+
+export function runCli(args: string[], options: CliRunOptions = {}): Promise<CliRun> {
+  const child = spawnCli(args, options);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  child.stdin!.end(options.input ?? "");
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Parses stdout as JSON, failing with the whole run in the message when it is not. */
+export function jsonOf<T = unknown>(run: CliRun): T {
+  try {
+    return JSON.parse(run.stdout) as T;
+  } catch {
+    throw new Error(`stdout is not JSON (exit ${run.code}):\n${run.stdout}\nstderr:\n${run.stderr}`);
+  }
+}

@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { runCli } from "./cli-process.js";
+
+const COMMANDS = ["list", "show", "read", "validate", "prompt", "doctor", "stats", "mcp"];
+
+test("--help lists every command on stdout and exits 0", async () => {
+  const run = await runCli(["--help"]);
+  assert.equal(run.code, 0);
+  for (const command of COMMANDS) assert.match(run.stdout, new RegExp(`^  ${command}\\b`, "m"));
+});
+
+test("each reading command documents --root, --config, --agent, --project and --json", async () => {
+  for (const command of ["list", "show", "read", "prompt", "doctor"]) {
+    const run = await runCli([command, "--help"]);
+    assert.equal(run.code, 0);
+    for (const option of ["--root <dir>", "--config <file>", "--agent <id>", "--project <id>", "--json"]) {
+      assert.ok(run.stdout.includes(option), `${command} --help lacks ${option}`);
+    }
+  }
+});
+
+test("mcp --help documents its transport and log options", async () => {
+  const run = await runCli(["mcp", "--help"]);
+  assert.equal(run.code, 0);
+  for (const option of ["--http <port>", "--host <host>", "--watch", "--log-dir <dir>", "--no-log", "--budget <chars>", "--root <dir>"]) {
+    assert.ok(run.stdout.includes(option), `mcp --help lacks ${option}`);
+  }
+});
+
+test("usage errors exit 2 with the reason on stderr and nothing on stdout", async () => {
+  for (const args of [["frobnicate"], ["list", "--bogus"], [], ["mcp", "--http", "99999"], ["read", "alpha"]]) {
+    const run = await runCli(args);
+    assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
+    assert.equal(run.stdout, "", args.join(" "));
+    assert.notEqual(run.stderr, "", args.join(" "));
+  }
+});
+
+test("--version prints the package version", async () => {
+  const run = await runCli(["--version"]);
+  assert.equal(run.code, 0);
+  assert.match(run.stdout, /^\d+\.\d+\.\d+\n$/);
+});

@@ -1,0 +1,143 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, it } from "node:test";
+import { fileLog, logFileStem, readSessionLog, resolveLogPath } from "../../src/session/log.js";
+import type { SessionRecord } from "../../src/session/records.js";
+import { restoreSession } from "../../src/session/session.js";
+import { hostOf, realTempDir, runtimeOver } from "./host.js";
+
+const FIXTURE = path.join(import.meta.dirname, "fixtures", "append-forever.ts");
+const REPO = path.resolve(import.meta.dirname, "..", "..");
+
+function clearRecord(time: string): SessionRecord {
+  return { type: "clear", time };
+}
+
+describe("log location", () => {
+  it("defaults to .skillport/sessions/<id>.jsonl under the working directory", () => {
+    assert.equal(resolveLogPath("/w", "abc", undefined), path.resolve("/w/.skillport/sessions/abc.jsonl"));
+  });
+
+  it("takes a .jsonl path as the file and anything else as a directory, and false as memory", () => {
+    assert.equal(resolveLogPath("/w", "abc", "logs/one.jsonl"), path.resolve("/w/logs/one.jsonl"));
+    assert.equal(resolveLogPath("/w", "abc", "/var/logs"), path.resolve("/var/logs/abc.jsonl"));
+    assert.equal(resolveLogPath("/w", "abc", false), null);
+  });
+
+  it("never lets a session id climb out of the log directory", () => {
+    for (const id of ["../../etc/passwd", "a/b", "..", ".hidden", "x".repeat(200)]) {
+      const stem = logFileStem(id);
+      assert.match(stem, /^session-[0-9a-f]{32}$/, id);
+      assert.equal(path.dirname(resolveLogPath("/w", id, "/logs") ?? ""), path.resolve("/logs"));
+    }
+    assert.equal(logFileStem("chat-42_v1.2"), "chat-42_v1.2");
+  });
+});
+
+describe("reading and appending", () => {
+  it("round-trips records, one per line", () => {
+    const file = path.join(realTempDir("skillport-log"), "s.jsonl");
+    const log = fileLog(file);
+    assert.equal(fs.existsSync(file), false, "opened lazily");
+    log.append(clearRecord("2024-01-01T00:00:00.000Z"));
+    log.append(clearRecord("2024-01-01T00:00:01.000Z"), { sync: true });
+    log.close();
+    assert.equal(fs.readFileSync(file, "utf8").split("\n").length, 3);
+    const read = readSessionLog(file);
+    assert.deepEqual(read.diagnostics, []);
+    assert.deepEqual(read.records.map((record) => record.time), ["2024-01-01T00:00:00.000Z", "2024-01-01T00:00:01.000Z"]);
+  });
+
+  it("skips a torn last line with a diagnostic, and a bad middle line too, keeping everything else", () => {
+    const file = path.join(realTempDir("skillport-log"), "s.jsonl");
+    const good = JSON.stringify(clearRecord("2024-01-01T00:00:00.000Z"));
+    fs.writeFileSync(file, `${good}\nnot json\n${good}\n{"type":"clear","ti`);
+    const read = readSessionLog(file);
+    assert.equal(read.records.length, 2);
+    assert.deepEqual(
+      read.diagnostics.map((entry) => [entry.code, entry.severity]),
+      [
+        ["session_log_bad_line", "warning"],
+        ["session_log_torn_line", "warning"],
+      ],
+    );
+  });
+
+  it("starts the next record on a fresh line after a torn one", () => {
+    const file = path.join(realTempDir("skillport-log"), "s.jsonl");
+    fs.writeFileSync(file, '{"type":"cle');
+    const log = fileLog(file);
+    log.append(clearRecord("2024-01-01T00:00:00.000Z"));
+    log.close();
+    const read = readSessionLog(file);
+    assert.equal(read.records.length, 1);
+    assert.equal(read.diagnostics.length, 1);
+  });
+
+  it("reads a missing file as an empty log", () => {
+    assert.deepEqual(readSessionLog(path.join(realTempDir("skillport-log"), "none.jsonl")), { records: [], diagnostics: [] });
+  });
+
+  it("reports a failed write as a diagnostic and keeps the session working in memory", async () => {
+    const dir = realTempDir("skillport-log");
+    const blocker = path.join(dir, "not-a-dir");
+    fs.writeFileSync(blocker, "");
+    const { runtime } = await runtimeOver({ alpha: {} });
+    const session = runtime.session({ log: path.join(blocker, "s.jsonl") });
+    const envelope = await session.call({ name: "alpha" });
+    assert.equal(envelope.ok, true);
+    assert.deepEqual(session.loaded(), ["alpha"]);
+    assert.ok(session.diagnostics().some((entry) => entry.code === "session_log_write_failed"));
+  });
+});
+
+function waitForRecords(child: ReturnType<typeof spawn>, count: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = 0;
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout?.on("data", (chunk: Buffer) => {
+      for (const line of chunk.toString().split("\n")) if (/^\d+$/.test(line)) seen = Number(line);
+      if (seen >= count) resolve();
+    });
+    child.on("exit", (code) => reject(new Error(`writer exited early (${code}): ${stderr}`)));
+  });
+}
+
+describe("a writer killed mid-write", () => {
+  it("restores every complete record and skips only the torn tail", { timeout: 25_000 }, async () => {
+    const dir = realTempDir("skillport-kill");
+    const file = path.join(dir, "killed.jsonl");
+    const child = spawn(process.execPath, ["--import", "tsx", FIXTURE, file], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      await waitForRecords(child, 300);
+    } finally {
+      child.kill("SIGKILL");
+    }
+    await new Promise((resolve) => child.once("close", resolve));
+
+    const written = fs.readFileSync(file, "utf8");
+    const completeLines = written.split("\n").length - 1;
+    fs.appendFileSync(file, '{"type":"call","time":"2024-01-01T00:00:00.000Z","seq":999999,"toolCall');
+
+    const read = readSessionLog(file);
+    assert.ok(completeLines >= 300);
+    // Every newline-terminated line is a record; only the tail (the writer's, then ours) is torn.
+    const expected = completeLines;
+    assert.equal(read.records.length, expected);
+    assert.deepEqual(
+      read.records.map((record) => (record.type === "call" ? record.seq : -1)),
+      Array.from({ length: expected }, (_, index) => index),
+    );
+    assert.equal(read.diagnostics.at(-1)?.code, "session_log_torn_line");
+
+    const { runtime, cwd } = await runtimeOver({});
+    const restored = restoreSession(hostOf(runtime, cwd), file, { id: "killed" });
+    assert.equal(restored.history().length, expected);
+    const activations = restored.stats().reduce((sum, stats) => sum + stats.activations, 0);
+    assert.equal(activations, expected);
+    restored.close();
+  });
+});

@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, it } from "node:test";
+import { restoreSession, type Session } from "../../src/session/session.js";
+import type { Envelope } from "../../src/tool/envelope.js";
+import { hostOf, runtimeOver } from "./host.js";
+
+function statusOf(envelope: Envelope): string | undefined {
+  return envelope.ok && "status" in envelope.data ? envelope.data.status : undefined;
+}
+
+/** Everything SPEC §5.6 says a restore must reproduce, in one comparable value. */
+function observable(session: Session) {
+  return {
+    loaded: session.loaded(),
+    grants: session.envGrants(),
+    values: session.envFor(["API_TOKEN", "OTHER"]),
+    surface: session.narrowsSurfaceTo(),
+    preApproved: session.preApprovedTools(),
+    carried: session.carriedState(),
+    stats: session.stats(),
+    catalog: session.catalogText(),
+  };
+}
+
+async function fixture() {
+  const opened = await runtimeOver(
+    {
+      keyed: {
+        frontmatter: "metadata:\n  requirements:\n    env: API_TOKEN\nallowed-tools: Bash",
+        body: "Use the token.",
+      },
+      reader: { frontmatter: "tools: [read]", body: "Read carefully." },
+      wide: { body: "W".repeat(400) },
+    },
+    { env: { API_TOKEN: "tok", OTHER: "x" } },
+  );
+  fs.mkdirSync(path.join(opened.root, "reader", "references"));
+  fs.writeFileSync(path.join(opened.root, "reader", "references", "guide.md"), "Guide.");
+  const { runtime } = opened;
+  // Sessions come from the runtime; `host` keeps the call sites short.
+  const host = { session: runtime.session.bind(runtime) };
+  return { ...opened, host };
+}
+
+describe("restore from the log", () => {
+  it("yields the same dedup state, grants, carried block, statistics and catalog", async () => {
+    const { root, cwd, host, runtime } = await fixture();
+    const live = host.session({ id: "conv-1", carryBudgetBytes: 200 });
+    assert.equal(live.logPath, path.join(cwd, ".skillport", "sessions", "conv-1.jsonl"));
+    live.catalogText();
+    await live.call({ name: "wide" }, { toolCallId: "1" });
+    await live.call({ name: "keyed" }, { toolCallId: "2" });
+    await live.call({ name: "keyed" }, { toolCallId: "3" });
+    await live.call({ name: "reader", file_path: "references/guide.md" }, { toolCallId: "4" });
+    live.beginCompaction().commit();
+    await live.call({ name: "reader" }, { toolCallId: "5" });
+    live.beginCompaction().abort();
+    const before = observable(live);
+    live.close();
+
+    // The skills on disk change before the restore: the log, not the registry, is the record.
+    fs.rmSync(path.join(root, "keyed"), { recursive: true });
+    await runtime.refresh();
+    assert.equal(runtime.registry().get("keyed"), undefined);
+
+    const restored = host.session({ id: "conv-1", restore: true });
+    assert.deepEqual(observable(restored), before);
+    assert.deepEqual(restored.diagnostics(), []);
+    assert.equal(restored.history().length, live.history().length);
+    assert.equal(statusOf(await restored.call({ name: "reader" })), "already_active");
+    assert.equal(statusOf(await restored.call({ name: "wide" })), "loaded", "named at compaction, so fresh again");
+
+    // The restored session keeps appending to the same log.
+    restored.close();
+    const again = restoreSession(hostOf(runtime, cwd), restored.logPath ?? "");
+    assert.equal(again.id, "conv-1", "the id comes from the log");
+    assert.deepEqual(observable(runtime.session({ log: restored.logPath ?? "", restore: true })).loaded, again.loaded());
+    assert.deepEqual(again.loaded(), ["wide", "keyed", "reader"]);
+    assert.equal(again.stats().find((stats) => stats.name === "wide")?.activations, 2);
+    again.close();
+  });
+
+  it("replays a clear, and starts a fresh conversation when a session is recreated on the same log", async () => {
+    const { host } = await fixture();
+    const first = host.session({ id: "conv-2" });
+    await first.call({ name: "keyed" });
+    first.close();
+
+    const second = host.session({ id: "conv-2" });
+    assert.equal(statusOf(await second.call({ name: "reader" })), "loaded");
+    second.clear();
+    await second.call({ name: "wide" });
+    second.close();
+
+    const restored = host.session({ id: "conv-2", restore: true });
+    assert.deepEqual(restored.loaded(), ["wide"]);
+    assert.deepEqual(restored.envGrants(), []);
+    assert.deepEqual(
+      restored.stats().map((stats) => [stats.name, stats.activations]),
+      [
+        ["keyed", 1],
+        ["reader", 1],
+        ["wide", 1],
+      ],
+    );
+    restored.close();
+  });
+
+  it("takes the compaction mode and scope from the log unless told otherwise", async () => {
+    const { host } = await fixture();
+    const live = host.session({ id: "conv-3", compaction: "reload", agentId: "a1" });
+    await live.call({ name: "reader" });
+    live.close();
+    const restored = host.session({ id: "conv-3", restore: true });
+    await restored.call({ name: "keyed" });
+    const result = restored.beginCompaction().commit();
+    assert.equal(result.carried, null, "reload mode came from the log");
+    restored.close();
+    const header = restored.history()[0];
+    assert.ok(header?.type === "session" && header.agentId === "a1");
+  });
+
+  it("starts empty, without a diagnostic, when there is no log yet", async () => {
+    const { host } = await fixture();
+    const restored = host.session({ id: "never-written", restore: true });
+    assert.deepEqual(restored.loaded(), []);
+    assert.deepEqual(restored.diagnostics(), []);
+    restored.close();
+  });
+});

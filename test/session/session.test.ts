@@ -1,0 +1,327 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { describe, it } from "node:test";
+import type { Envelope, LoadedData } from "../../src/tool/envelope.js";
+import { runtimeOver, sessionOver, type SkillSpec } from "./host.js";
+
+function statusOf(envelope: Envelope): string | undefined {
+  return envelope.ok && "status" in envelope.data ? envelope.data.status : undefined;
+}
+
+function contentOf(envelope: Envelope): string {
+  assert.equal(statusOf(envelope), "loaded");
+  return (envelope.data as LoadedData).content;
+}
+
+/** A body of exactly `bytes` UTF-8 bytes, recognisable by its marker. */
+function bodyOfBytes(marker: string, bytes: number): string {
+  return marker + "x".repeat(bytes - Buffer.byteLength(marker));
+}
+
+const ENV_SKILL: SkillSpec = {
+  frontmatter: "metadata:\n  requirements:\n    env: API_TOKEN",
+  body: "Call the API with the token.",
+};
+
+describe("dedup per epoch", () => {
+  it("refuses the same content again and activates changed content, latest wins", async () => {
+    const { root, session } = await sessionOver({ alpha: { body: "First version." } });
+    assert.equal(contentOf(await session.call({ name: "alpha" })), "First version.");
+    assert.equal(statusOf(await session.call({ name: "alpha" })), "already_active");
+
+    fs.writeFileSync(path.join(root, "alpha", "SKILL.md"), "---\nname: alpha\ndescription: Does alpha.\n---\n\nSecond, longer version.\n");
+    assert.equal(contentOf(await session.call({ name: "alpha" })), "Second, longer version.");
+    assert.equal(statusOf(await session.call({ name: "alpha" })), "already_active");
+
+    assert.deepEqual(session.loaded(), ["alpha"]);
+    const [stats] = session.stats();
+    assert.equal(stats?.activations, 2);
+    assert.equal(stats?.refusedReactivations, 2);
+  });
+
+  it("treats two concurrent activations of one skill as one activation and one repeat", async () => {
+    const { session } = await sessionOver({ alpha: {} });
+    const results = await Promise.all([session.call({ name: "alpha" }), session.call({ name: "alpha" })]);
+    assert.deepEqual(results.map(statusOf).sort(), ["already_active", "loaded"]);
+  });
+});
+
+describe("compaction", () => {
+  it("abort leaves dedup and grants exactly as they were; commit (reload) resets both", async () => {
+    const { session } = await sessionOver({ keyed: ENV_SKILL }, { compaction: "reload" }, { API_TOKEN: "s3cret" });
+    await session.call({ name: "keyed" }, { toolCallId: "t1" });
+    assert.deepEqual(session.envGrants(), ["API_TOKEN"]);
+
+    const aborted = session.beginCompaction();
+    aborted.abort();
+    assert.deepEqual(session.envGrants(), ["API_TOKEN"]);
+    assert.equal(statusOf(await session.call({ name: "keyed" })), "already_active");
+    assert.throws(() => aborted.commit(), /no longer open/);
+
+    const committed = session.beginCompaction().commit();
+    assert.deepEqual(session.envGrants(), []);
+    assert.deepEqual(session.envFor(["API_TOKEN"]), {});
+    assert.equal(committed.carried, null);
+    assert.match(committed.reminder ?? "", /keyed/);
+    assert.equal(statusOf(await session.call({ name: "keyed" })), "loaded");
+    assert.deepEqual(session.envGrants(), ["API_TOKEN"]);
+  });
+
+  it("turns loading results into content-free digests at the same ids and keeps the originals in history", async () => {
+    const { session } = await sessionOver({ alpha: { body: "Alpha steps." }, beta: { body: "Beta steps." } });
+    await session.call({ name: "alpha" }, { toolCallId: "call-1" });
+    await session.call({}, { toolCallId: "call-2" });
+    await session.call({ name: "beta" }, { toolCallId: "call-3" });
+    const result = session.beginCompaction().commit();
+    assert.deepEqual(result.digests, {
+      "call-1": { ok: true, error: null, data: { name: "alpha", status: "loaded", compacted: true } },
+      "call-3": { ok: true, error: null, data: { name: "beta", status: "loaded", compacted: true } },
+    });
+    const original = session.history().find((record) => record.type === "call" && record.toolCallId === "call-1");
+    assert.ok(original && original.type === "call");
+    assert.equal(contentOf(original.envelope), "Alpha steps.");
+
+    // Digested results are not retained any more: the next compaction has nothing to digest.
+    assert.deepEqual(session.beginCompaction().commit().digests, {});
+  });
+
+  it("carries the newer of two skills of 2/3 budget each verbatim and names the older", async () => {
+    const budget = 300;
+    const older = bodyOfBytes("OLDER-BODY", 200);
+    const newer = bodyOfBytes("NEWER-BODY", 200);
+    const { session } = await sessionOver({ older: { body: older }, newer: { body: newer } }, { carryBudgetBytes: budget });
+    await session.call({ name: "older" });
+    await session.call({ name: "newer" });
+    const result = session.beginCompaction().commit();
+    assert.ok(result.carried?.includes(`\n${newer}\n`), "the newer body is carried verbatim");
+    assert.ok(!result.carried?.includes("OLDER-BODY"));
+    assert.match(result.reminder ?? "", /\bolder\b/);
+    assert.doesNotMatch(result.reminder ?? "", /\bnewer\b/);
+    assert.equal(statusOf(await session.call({ name: "newer" })), "already_active", "carried skills stay active");
+    assert.equal(statusOf(await session.call({ name: "older" })), "loaded", "named skills reload fresh");
+  });
+
+  it("names a single oversize skill and never cuts its body (budget counted in UTF-8 bytes)", async () => {
+    // 60 characters but 120 bytes: only a byte count finds it too large for 100.
+    const body = "é".repeat(60);
+    const { session } = await sessionOver({ wide: { body } }, { carryBudgetBytes: 100 });
+    await session.call({ name: "wide" });
+    const result = session.beginCompaction().commit();
+    assert.equal(result.carried, null);
+    assert.match(result.reminder ?? "", /\bwide\b/);
+    assert.ok(!(result.reminder ?? "").includes("é"));
+    assert.equal(statusOf(await session.call({ name: "wide" })), "loaded");
+  });
+
+  it("still carries an older skill that fits after skipping a newer one that does not", async () => {
+    const { session } = await sessionOver({ small: { body: "SMALL-STEPS" }, wide: { body: "W".repeat(500) } }, { carryBudgetBytes: 100 });
+    await session.call({ name: "small" });
+    await session.call({ name: "wide" });
+    const result = session.beginCompaction().commit();
+    assert.ok(result.carried?.includes("\nSMALL-STEPS\n"));
+    assert.ok(!result.carried?.includes("WWW"));
+    assert.match(result.reminder ?? "", /\bwide\b/);
+  });
+
+  it("replaces the carried block at the second compaction instead of stacking it", async () => {
+    const { session } = await sessionOver({ alpha: { body: "ALPHA-STEPS" }, beta: { body: "BETA-STEPS" } });
+    await session.call({ name: "alpha" });
+    const first = session.beginCompaction().commit();
+    assert.equal(first.carried?.split("ALPHA-STEPS").length, 2);
+
+    await session.call({ name: "beta" });
+    const second = session.beginCompaction().commit();
+    const carried = second.carried ?? "";
+    assert.equal(carried.split("<carried_skills>").length, 2, "one block");
+    assert.equal(carried.split("ALPHA-STEPS").length, 2, "alpha once");
+    assert.ok(carried.indexOf("BETA-STEPS") < carried.indexOf("ALPHA-STEPS"), "newest first");
+    assert.equal(session.carriedState().carried, carried);
+  });
+
+  it("in reload mode resets dedup so the next call returns loaded, and names every skill once", async () => {
+    const { session } = await sessionOver({ alpha: {}, beta: {} }, { compaction: "reload" });
+    await session.call({ name: "alpha" });
+    await session.call({ name: "beta" });
+    const result = session.beginCompaction().commit();
+    assert.equal(result.carried, null);
+    assert.match(result.reminder ?? "", /alpha, beta/);
+    assert.match(result.reminder ?? "", /inactive until reloaded/);
+    assert.equal(statusOf(await session.call({ name: "alpha" })), "loaded");
+    assert.deepEqual(session.loaded(), ["alpha", "beta"]);
+  });
+
+  it("keeps the grants of carried skills and ends those of skills that did not fit", async () => {
+    const { session } = await sessionOver(
+      {
+        keyed: ENV_SKILL,
+        wide: { frontmatter: "metadata:\n  requirements:\n    env: WIDE_KEY", body: bodyOfBytes("WIDE", 500) },
+      },
+      { carryBudgetBytes: 100 },
+      { API_TOKEN: "t", WIDE_KEY: "w" },
+    );
+    await session.call({ name: "wide" });
+    await session.call({ name: "keyed" });
+    assert.deepEqual(session.envGrants(), ["API_TOKEN", "WIDE_KEY"]);
+    const result = session.beginCompaction().commit();
+    assert.ok(result.carried?.includes(ENV_SKILL.body ?? ""));
+    assert.match(result.reminder ?? "", /\bwide\b/);
+    assert.deepEqual(session.envGrants(), ["API_TOKEN"]);
+    assert.deepEqual(session.envFor(["API_TOKEN", "WIDE_KEY"]), { API_TOKEN: "t" });
+  });
+});
+
+describe("narrowing", () => {
+  const skills: Record<string, SkillSpec> = {
+    plain: {},
+    reader: { frontmatter: "tools: [read, grep]" },
+    runner: { frontmatter: "tools: bash" },
+  };
+
+  it("is null until a declaring skill loads, then the union over declaring skills with skill", async () => {
+    const { session } = await sessionOver(skills);
+    await session.call({ name: "plain" });
+    assert.equal(session.narrowsSurfaceTo(), null);
+    await session.call({ name: "reader" });
+    assert.deepEqual(session.narrowsSurfaceTo(), ["read", "grep", "skill"]);
+    await session.call({ name: "runner" });
+    assert.deepEqual(session.narrowsSurfaceTo(), ["read", "grep", "bash", "skill"]);
+  });
+
+  it("gate refuses a withheld tool that was available before, with the policy message", async () => {
+    const { session } = await sessionOver(skills);
+    assert.deepEqual(session.gate("bash"), { allowed: true });
+    await session.call({ name: "reader" });
+    assert.deepEqual(session.gate("bash"), {
+      allowed: false,
+      message: "Blocked by policy: `bash` is withheld by an active restriction for this run. Available: `read`, `grep`, `skill`",
+    });
+    assert.deepEqual(session.gate("read"), { allowed: true });
+    assert.deepEqual(session.gate("skill"), { allowed: true });
+  });
+
+  it("is not lifted by compaction: no unload within a conversation", async () => {
+    const { session } = await sessionOver(skills, { compaction: "reload" });
+    await session.call({ name: "reader" });
+    session.beginCompaction().commit();
+    assert.equal(session.gate("bash").allowed, false);
+  });
+});
+
+describe("pre-approved tools and environment grants", () => {
+  it("unions allowed-tools of active skills", async () => {
+    const { session } = await sessionOver({
+      a: { frontmatter: "allowed-tools: Read Grep" },
+      b: { frontmatter: "allowed-tools: [Bash, Read]" },
+    });
+    assert.deepEqual(session.preApprovedTools(), []);
+    await session.call({ name: "a" });
+    await session.call({ name: "b" });
+    assert.deepEqual(session.preApprovedTools(), ["Read", "Grep", "Bash"]);
+  });
+
+  it("hands out values only for granted names and never puts a value in model-visible text", async () => {
+    const { session } = await sessionOver({ keyed: ENV_SKILL, other: {} }, {}, { API_TOKEN: "s3cret-value", HOME_SECRET: "nope" });
+    assert.deepEqual(session.envFor(["API_TOKEN"]), {});
+    const invocation = await session.invoke({ name: "keyed" }, { toolCallId: "k" });
+    assert.deepEqual(session.envFor(["API_TOKEN", "HOME_SECRET", "MISSING"]), { API_TOKEN: "s3cret-value" });
+
+    const visible = [
+      invocation.text,
+      JSON.stringify(invocation.envelope),
+      session.catalogText(),
+      JSON.stringify(session.beginCompaction().commit()),
+      JSON.stringify(session.history()),
+    ].join("\n");
+    assert.ok(visible.includes("API_TOKEN"));
+    assert.ok(!visible.includes("s3cret-value"));
+  });
+});
+
+describe("clear", () => {
+  it("ends the conversation: loaded, narrowing, grants, pre-approval, carried state and dedup", async () => {
+    const { session } = await sessionOver(
+      { keyed: { ...ENV_SKILL, frontmatter: `${ENV_SKILL.frontmatter}\ntools: [read]\nallowed-tools: Read` } },
+      {},
+      { API_TOKEN: "t" },
+    );
+    await session.call({ name: "keyed" });
+    session.beginCompaction().commit();
+    assert.notEqual(session.carriedState().carried, null);
+
+    session.clear();
+    assert.deepEqual(session.loaded(), []);
+    assert.equal(session.narrowsSurfaceTo(), null);
+    assert.deepEqual(session.envGrants(), []);
+    assert.deepEqual(session.envFor(["API_TOKEN"]), {});
+    assert.deepEqual(session.preApprovedTools(), []);
+    assert.equal(session.carriedState().carried, null);
+    assert.equal(session.gate("bash").allowed, true);
+    assert.equal(statusOf(await session.call({ name: "keyed" })), "loaded");
+  });
+
+  it("aborts an unfinished compaction", async () => {
+    const { session } = await sessionOver({ alpha: {} });
+    const checkpoint = session.beginCompaction();
+    session.clear();
+    assert.throws(() => checkpoint.commit(), /no longer open/);
+  });
+});
+
+describe("catalog pinning and available skills", () => {
+  it("pins the catalog on first build and replaces it only at a committed compaction", async () => {
+    const { root, session } = await sessionOver({ alpha: { description: "Alpha things." } });
+    const first = session.catalogText();
+    assert.match(first, /<name>alpha<\/name>/);
+
+    fs.mkdirSync(path.join(root, "beta"));
+    fs.writeFileSync(path.join(root, "beta", "SKILL.md"), "---\nname: beta\ndescription: Beta things.\n---\nBeta.\n");
+    assert.equal(session.catalogText(), first, "a new skill does not change the pinned text");
+    assert.equal(statusOf(await session.call({ name: "beta" })), "loaded", "but the tool sees it");
+
+    session.beginCompaction().abort();
+    assert.equal(session.catalogText(), first);
+    session.beginCompaction().commit();
+    assert.match(session.catalogText(), /<name>beta<\/name>/);
+  });
+
+  it("honours the catalog format and budget options", async () => {
+    const { session } = await sessionOver({ alpha: { description: "A".repeat(300) } }, { catalog: { format: "markdown", budgetChars: 120 } });
+    const text = session.catalogText();
+    assert.match(text, /^## Available skills/);
+    assert.ok([...text].length <= 120);
+  });
+
+  it("narrows explicitly to named skills on top of policy", async () => {
+    const { session } = await sessionOver({ alpha: {}, beta: {} }, { skills: ["beta"] });
+    assert.deepEqual(session.available().map((skill) => skill.name), ["beta"]);
+    const miss = await session.call({ name: "alpha" });
+    assert.equal(miss.ok ? undefined : miss.error.code, "skill_not_found");
+    assert.doesNotMatch(session.catalogText(), /alpha/);
+  });
+
+  it("carries nothing and shows no catalog when the tool is not offered", async () => {
+    const { runtime } = await runtimeOver({ alpha: {} }, { agents: { blocked: { deniedTools: ["skill"] } } });
+    const session = runtime.session({ log: false, agentId: "blocked" });
+    assert.deepEqual(session.available(), []);
+    assert.equal(session.catalogText(), "");
+    const refused = await session.call({ name: "alpha" });
+    assert.equal(refused.ok ? undefined : refused.error.code, "tool_unavailable");
+  });
+});
+
+describe("session tool", () => {
+  it("routes calls through the session, so dedup and history see them", async () => {
+    const { session } = await sessionOver({ alpha: {} });
+    assert.equal(session.tool.name, "skill");
+    await session.tool.call({ name: "alpha" });
+    assert.equal(statusOf(await session.call({ name: "alpha" })), "already_active");
+    assert.equal(session.history().filter((record) => record.type === "call").length, 2);
+  });
+
+  it("refuses calls after close", async () => {
+    const { session } = await sessionOver({ alpha: {} });
+    session.close();
+    await assert.rejects(session.call({}), /closed/);
+  });
+});

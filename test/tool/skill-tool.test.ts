@@ -1,0 +1,335 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+import { readSkillBody } from "../../src/package/body.js";
+import { loadSkillSync } from "../../src/package/load.js";
+import type { Envelope, ListData, LoadedData } from "../../src/tool/envelope.js";
+import { createSkillTool } from "../../src/tool/skill-tool.js";
+import { CORPUS, harness, makeSkill, realTempDir } from "./harness.js";
+
+function errorOf(envelope: Envelope) {
+  assert.equal(envelope.ok, false, JSON.stringify(envelope));
+  assert.equal(envelope.data, null);
+  return envelope.error!;
+}
+
+function dataOf<D>(envelope: Envelope): D {
+  assert.equal(envelope.ok, true, JSON.stringify(envelope));
+  assert.equal(envelope.error, null);
+  return envelope.data as D;
+}
+
+function oneSource() {
+  const root = realTempDir("skillport-tool");
+  makeSkill(root, "alpha", { body: "Alpha body." });
+  makeSkill(root, "beta", { body: "Beta body." });
+  const h = harness([{ path: root, origin: "global" }]);
+  return { root, h, tool: createSkillTool(h.deps) };
+}
+
+test("the schema is flat: two optional described strings, no required, no additionalProperties", () => {
+  const { tool } = oneSource();
+  assert.equal(tool.name, "skill");
+  assert.equal(tool.readOnly, true);
+  assert.deepEqual(Object.keys(tool.inputSchema).sort(), ["properties", "type"]);
+  assert.deepEqual(Object.keys(tool.inputSchema.properties).sort(), ["file_path", "name"]);
+  for (const property of Object.values(tool.inputSchema.properties)) {
+    assert.equal(property.type, "string");
+    assert.ok(property.description.length > 20);
+  }
+  assert.ok(!("required" in tool.inputSchema) && !("additionalProperties" in tool.inputSchema));
+});
+
+test("malformed arguments are invalid_arguments with a message saying what is wrong", async () => {
+  const { tool, h } = oneSource();
+  for (const args of ["alpha", 42, ["alpha"], true]) {
+    assert.equal(errorOf(await tool.call(args)).code, "invalid_arguments", JSON.stringify(args));
+  }
+  const nonString = errorOf(await tool.call({ name: 7 }));
+  assert.equal(nonString.code, "invalid_arguments");
+  assert.match(nonString.message, /`name` must be a string/);
+  assert.match(errorOf(await tool.call({ name: "alpha", file_path: ["x"] })).message, /`file_path` must be a string/);
+  assert.match(errorOf(await tool.call({ name: null })).message, /`name` must be a string/);
+  for (const args of [{ file_path: "SKILL.md" }, { name: "  ", file_path: "SKILL.md" }]) {
+    const error = errorOf(await tool.call(args));
+    assert.equal(error.code, "invalid_arguments");
+    assert.match(error.message, /needs `name`/);
+  }
+  assert.equal(h.refreshCalls(), 0);
+});
+
+test("unknown arguments are refused, each one named in `unknown` and in the message", async () => {
+  const { tool } = oneSource();
+  const error = errorOf(await tool.call({ name: "alpha", action: "load", path: "x" }));
+  assert.equal(error.code, "invalid_arguments");
+  assert.deepEqual(error.unknown, ["action", "path"]);
+  assert.match(error.message, /"action"/);
+  assert.match(error.message, /"path"/);
+});
+
+test("no arguments, undefined, and a blank name all list", async () => {
+  const { tool, h } = oneSource();
+  for (const args of [{}, undefined, { name: "" }, { name: " \t\n" }]) {
+    const data = dataOf<ListData>(await tool.call(args));
+    assert.equal(data.count, 2);
+    assert.deepEqual(data.skill_groups[0]!.skills.map((s) => s.name), ["alpha", "beta"]);
+  }
+  assert.equal(h.refreshCalls(), 0, "a list never rescans");
+});
+
+test("list groups by origin precedence with labels, skills by name, count of all", async () => {
+  const agent = realTempDir("skillport-agent");
+  const project = realTempDir("skillport-project");
+  const global = realTempDir("skillport-global");
+  const bundled = realTempDir("skillport-bundled");
+  makeSkill(bundled, "zeta", { description: "Bundled zeta." });
+  makeSkill(bundled, "shared", { description: "Bundled copy, shadowed." });
+  makeSkill(global, "mu", { description: "Global mu." });
+  makeSkill(global, "shared", { description: "Global copy wins." });
+  makeSkill(global, "delta", { description: "Global delta." });
+  makeSkill(project, "pi", { description: "Project pi." });
+  makeSkill(agent, "omega", { description: "Agent omega." });
+  makeSkill(agent, "alpha", { description: "Agent alpha." });
+  // Sources are given out of precedence order on purpose.
+  const h = harness([
+    { path: bundled, origin: "bundled" },
+    { path: global, origin: "global", label: "Team skills" },
+    { path: project, origin: "project", label: "Webshop" },
+    { path: agent, origin: "agent" },
+  ]);
+  const data = dataOf<ListData>(await createSkillTool(h.deps).call({}));
+  assert.deepEqual(data, {
+    count: 7,
+    skill_groups: [
+      { origin: "agent", label: "Agent skills", skills: [{ name: "alpha", description: "Agent alpha." }, { name: "omega", description: "Agent omega." }] },
+      { origin: "project", label: "Webshop", skills: [{ name: "pi", description: "Project pi." }] },
+      {
+        origin: "global",
+        label: "Team skills",
+        skills: [
+          { name: "delta", description: "Global delta." },
+          { name: "mu", description: "Global mu." },
+          { name: "shared", description: "Global copy wins." },
+        ],
+      },
+      { origin: "bundled", label: "Bundled skills", skills: [{ name: "zeta", description: "Bundled zeta." }] },
+    ],
+  });
+});
+
+test("an empty scope lists zero skills in zero groups", async () => {
+  const { tool, h } = oneSource();
+  h.setPolicy({ denied: ["alpha", "beta"] });
+  assert.deepEqual(dataOf<ListData>(await tool.call({})), { count: 0, skill_groups: [] });
+});
+
+test("when the tool is off for the scope, every call is tool_unavailable and nothing rescans", async () => {
+  const { tool, h } = oneSource();
+  h.setPolicy({ toolAvailable: false });
+  for (const args of [{}, { name: "alpha" }, { name: "alpha", file_path: "SKILL.md" }, { name: "missing" }, { bogus: 1 }]) {
+    assert.equal(errorOf(await tool.call(args)).code, "tool_unavailable", JSON.stringify(args));
+  }
+  assert.equal(h.refreshCalls(), 0);
+});
+
+test("activation returns the body alone with every {baseDir} replaced by the skill directory", async () => {
+  const root = realTempDir("skillport-basedir");
+  const dir = makeSkill(root, "runner", {
+    body: "# Runner\n\nRun `{baseDir}/scripts/go.sh`, then read {baseDir}/references/notes.md.\n\n---\n\nA later rule stays in the body.",
+  });
+  const tool = createSkillTool(harness([{ path: root, origin: "global" }]).deps);
+  const data = dataOf<LoadedData>(await tool.call({ name: "runner" }));
+  assert.equal(data.status, "loaded");
+  assert.equal(data.name, "runner");
+  assert.equal(
+    data.content,
+    `# Runner\n\nRun \`${dir}/scripts/go.sh\`, then read ${dir}/references/notes.md.\n\n---\n\nA later rule stays in the body.`,
+  );
+  assert.ok(!data.content.includes("description:"), "no frontmatter");
+  assert.ok(!("resource_files" in data) && !("environment_access" in data));
+});
+
+test("resource_files: scripts absolute, references and assets relative, with guidance", async () => {
+  const root = realTempDir("skillport-resources");
+  const dir = makeSkill(root, "kit", {
+    files: {
+      "scripts/run.sh": "#!/bin/sh\n",
+      "scripts/lib/helper.py": "",
+      "references/api.md": "# API",
+      "assets/logo.svg": "<svg/>",
+      "other/ignored.md": "not a resource",
+    },
+  });
+  const data = dataOf<LoadedData>(await createSkillTool(harness([{ path: root, origin: "global" }]).deps).call({ name: "kit" }));
+  assert.deepEqual(data.resource_files!.files, [
+    path.join(dir, "scripts/lib/helper.py"),
+    path.join(dir, "scripts/run.sh"),
+    "references/api.md",
+    "assets/logo.svg",
+  ]);
+  assert.match(data.resource_files!.guidance, /only when/);
+  assert.doesNotMatch(data.resource_files!.guidance, /cut short/);
+});
+
+test("resource_files says when the listing was cut", async () => {
+  const root = realTempDir("skillport-many");
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 505; i++) files[`references/r${String(i).padStart(3, "0")}.md`] = "";
+  makeSkill(root, "many", { files });
+  const data = dataOf<LoadedData>(await createSkillTool(harness([{ path: root, origin: "global" }]).deps).call({ name: "many" }));
+  assert.equal(data.resource_files!.files.length, 500);
+  assert.match(data.resource_files!.guidance, /cut short/);
+});
+
+test("env requirements anywhere in the tree give environment_access with names only, never values", async () => {
+  const root = realTempDir("skillport-env");
+  makeSkill(root, "deploy", {
+    frontmatter: [
+      "metadata:",
+      "  requirements:",
+      "    all:",
+      "      - env: DEPLOY_TOKEN",
+      "      - any:",
+      "          - env: REGION",
+      "          - binary: sh",
+      "    optional:",
+      "      - env: DEPLOY_DEBUG",
+    ].join("\n"),
+  });
+  makeSkill(root, "plain");
+  const previous = process.env.DEPLOY_TOKEN;
+  process.env.DEPLOY_TOKEN = "s3cr3t-value-never-shown";
+  try {
+    const tool = createSkillTool(harness([{ path: root, origin: "global" }]).deps);
+    const invocation = await tool.invoke({ name: "deploy" });
+    const data = dataOf<LoadedData>(invocation.envelope);
+    assert.deepEqual(data.environment_access!.names, ["DEPLOY_TOKEN", "REGION", "DEPLOY_DEBUG"]);
+    assert.match(data.environment_access!.guidance, /env_keys/);
+    assert.ok(!JSON.stringify(invocation).includes("s3cr3t-value-never-shown"));
+    assert.ok(!("environment_access" in dataOf<LoadedData>(await tool.call({ name: "plain" }))));
+  } finally {
+    if (previous === undefined) delete process.env.DEPLOY_TOKEN;
+    else process.env.DEPLOY_TOKEN = previous;
+  }
+});
+
+test("the session hook decides fresh vs already_active; no hook means fresh", async () => {
+  const { tool } = oneSource();
+  const seen: Array<[string, string]> = [];
+  const active = new Set<string>();
+  const activateSkill = (name: string, content: string) => {
+    seen.push([name, content]);
+    if (active.has(`${name}\0${content}`)) return false;
+    active.add(`${name}\0${content}`);
+    return true;
+  };
+  assert.equal(dataOf<LoadedData>(await tool.call({ name: "alpha" }, { activateSkill })).status, "loaded");
+  const again = await tool.call({ name: "alpha" }, { activateSkill });
+  const stub = dataOf<{ name: string; status: string; message: string }>(again);
+  assert.deepEqual(Object.keys(stub).sort(), ["message", "name", "status"]);
+  assert.equal(stub.status, "already_active");
+  assert.equal(stub.name, "alpha");
+  assert.match(stub.message, /already loaded/);
+  assert.deepEqual(seen, [
+    ["alpha", "Alpha body."],
+    ["alpha", "Alpha body."],
+  ]);
+  assert.equal(dataOf<LoadedData>(await tool.call({ name: "alpha" }, { activateSkill: () => undefined })).status, "loaded");
+  assert.equal(dataOf<LoadedData>(await tool.call({ name: "alpha" })).status, "loaded");
+});
+
+test("a skill created on disk after the registry was cached activates on the first call, after one refresh", async () => {
+  const { root, tool, h } = oneSource();
+  makeSkill(root, "late", { body: "Late body." });
+  const data = dataOf<LoadedData>(await tool.call({ name: "late" }));
+  assert.equal(data.content, "Late body.");
+  assert.equal(h.refreshCalls(), 1);
+  await tool.call({ name: "late" });
+  assert.equal(h.refreshCalls(), 1, "a hit does not rescan");
+});
+
+test("a genuinely unknown name refreshes exactly once, then skill_not_found with close names", async () => {
+  const { root, tool, h } = oneSource();
+  makeSkill(root, "alphabet");
+  makeSkill(root, "gamma");
+  const error = errorOf(await tool.call({ name: "alpah" }));
+  assert.equal(error.code, "skill_not_found");
+  assert.equal(h.refreshCalls(), 1);
+  assert.ok(error.suggestions!.includes("alpha"), JSON.stringify(error));
+  assert.ok(!error.suggestions!.includes("gamma"));
+  assert.ok(error.suggestions!.length <= 3);
+  for (const name of error.suggestions!) assert.match(error.message, new RegExp(`"${name}"`));
+  errorOf(await tool.call({ name: "completely-different-thing" }));
+  assert.equal(h.refreshCalls(), 2, "one refresh per miss");
+});
+
+test("a not-allowed skill is indistinguishable from a missing one", async () => {
+  const root = realTempDir("skillport-policy");
+  makeSkill(root, "hidden-one");
+  makeSkill(root, "visible");
+  const h = harness([{ path: root, origin: "global" }], { denied: ["hidden-one"] });
+  const tool = createSkillTool(h.deps);
+  const denied = await tool.call({ name: "hidden-one" });
+  const missing = await tool.call({ name: "hidden-two" });
+  assert.deepEqual(JSON.parse(JSON.stringify(denied).replaceAll("hidden-one", "NAME")), JSON.parse(JSON.stringify(missing).replaceAll("hidden-two", "NAME")));
+  assert.equal(errorOf(denied).code, "skill_not_found");
+  assert.ok(!errorOf(missing).suggestions!.includes("hidden-one"), "suggestions never leak a skill outside the scope");
+  assert.equal(errorOf(await tool.call({ name: "hidden-one", file_path: "SKILL.md" })).code, "skill_not_found");
+  assert.ok(!JSON.stringify(dataOf<ListData>(await tool.call({}))).includes("hidden-one"));
+});
+
+test("a skill with disable-model-invocation cannot be activated through the tool", async () => {
+  const root = realTempDir("skillport-dmi");
+  makeSkill(root, "manual-only", { frontmatter: "disable-model-invocation: true" });
+  const tool = createSkillTool(harness([{ path: root, origin: "global" }]).deps);
+  assert.equal(errorOf(await tool.call({ name: "manual-only" })).code, "skill_not_found");
+});
+
+test("unmet requirements: skill_unavailable naming what is missing; the hook is never asked", async () => {
+  const { tool, h } = oneSource();
+  h.setPolicy({ unavailable: { alpha: ["env: API_KEY", "binary: ffmpeg"] }, invalid: { beta: "all must be a non-empty list" } });
+  let hooked = 0;
+  const activateSkill = () => {
+    hooked++;
+    return true;
+  };
+  const error = errorOf(await tool.call({ name: "alpha" }, { activateSkill }));
+  assert.equal(error.code, "skill_unavailable");
+  assert.deepEqual(error.missing, ["env: API_KEY", "binary: ffmpeg"]);
+  assert.match(error.message, /API_KEY/);
+  assert.match(error.message, /ffmpeg/);
+  const invalid = errorOf(await tool.call({ name: "beta" }, { activateSkill }));
+  assert.equal(invalid.code, "skill_unavailable");
+  assert.match(invalid.message, /non-empty list/);
+  assert.equal(hooked, 0);
+});
+
+test("a skill removed from disk between listing and activation gives a clean error envelope", async () => {
+  const { root, tool } = oneSource();
+  fs.rmSync(path.join(root, "beta"), { recursive: true });
+  const error = errorOf(await tool.call({ name: "beta" }));
+  assert.equal(error.code, "skill_read_error");
+  assert.equal(error.reason, "not_found");
+  assert.ok(!error.message.includes(root));
+  const read = errorOf(await tool.call({ name: "beta", file_path: "SKILL.md" }));
+  assert.equal(read.code, "skill_read_error");
+  assert.equal(read.reason, "not_found");
+});
+
+test("every corpus skill activates with its body as content", async () => {
+  const h = harness([{ path: CORPUS, origin: "bundled" }]);
+  const tool = createSkillTool(h.deps);
+  const names = fs.readdirSync(CORPUS).sort();
+  assert.equal(dataOf<ListData>(await tool.call({})).count, names.length);
+  for (const name of names) {
+    const data = dataOf<LoadedData>(await tool.call({ name }));
+    const skill = loadSkillSync(path.join(CORPUS, name)).skill!;
+    assert.equal(data.status, "loaded", name);
+    assert.equal(data.content, (await readSkillBody(skill)).split("{baseDir}").join(skill.dir), name);
+    assert.ok(data.content.length > 100 && !data.content.startsWith("---"), name);
+  }
+  const creator = dataOf<LoadedData>(await tool.call({ name: "skill-creator" }));
+  assert.ok(creator.resource_files!.files.some((file) => file.startsWith("references/")), "skill-creator has references");
+  assert.equal(h.refreshCalls(), 0);
+});
