@@ -1,0 +1,42 @@
+/**
+ * skillport's public face. Everything a library user needs is exported here; the AI SDK
+ * adapter has its own entry point (`skillport/ai-sdk`) because `ai` is an optional peer that
+ * hosts without it must never be made to install.
+ */
+export { createSkillRuntime, type SkillRuntime, type SkillRuntimeOptions } from "./runtime.js";
+
+// Skill packages
+export { loadSkill, loadSkillSync, loadSkillFile } from "./package/load.js";
+export { validateSkill, validateSkillSync } from "./package/validate.js";
+export { readSkillBody, SkillBodyError } from "./package/body.js";
+export { listResources, type ResourceListing } from "./package/resources.js";
+export { splitFrontmatter } from "./package/split.js";
+export type { Diagnostic, Severity } from "./package/diagnostic.js";
+export type { FileStamp, LoadResult, Requirement, Requirements, SkillManifest, SkillPackage } from "./package/types.js";
+
+// Registry and access
+export { defaultSources } from "./registry/sources.js";
+export type { Origin, RegisteredSkill, RegistrySnapshot, SkillSource } from "./registry/types.js";
+export { PROJECT_DEFAULT_ALLOWED_TOOLS } from "./access/tool-policy.js";
+export type { AgentPolicy, Availability, ProjectPolicy, Scope, ScopedRegistry, SkillInfo } from "./access/types.js";
+
+// The tool
+export { createSkillTool } from "./tool/skill-tool.js";
+export { displayOf } from "./tool/display.js";
+export { renderEnvelopeText } from "./tool/render.js";
+export type * from "./tool/envelope.js";
+export type { ActivateSkillHook, SkillTool, SkillToolContext, SkillToolDeps, SkillToolDisplay } from "./tool/types.js";
+
+// Sessions
+export { createSession, restoreSession, type Session, type SessionHost, type SessionOptions } from "./session/session.js";
+export { skillToolActivation, type SkillActivation } from "./session/activation.js";
+export { readSessionLog } from "./session/log.js";
+export { statsFromRecords, readStatsDir, type SkillStats } from "./session/stats.js";
+
+// Prompt text
+export { renderCatalog, type CatalogOptions, type CatalogFormat } from "./prompt/catalog.js";
+export { skillsRefPrompt } from "./prompt/skills-ref.js";
+
+// Plain tool definitions for other SDKs
+export { openAIToolDefinition, type OpenAIToolDefinition } from "./adapters/openai.js";
+export { anthropicToolDefinition, type AnthropicToolDefinition } from "./adapters/anthropic.js";

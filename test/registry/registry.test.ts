@@ -1,0 +1,359 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { INLINE_PARSE_LIMIT } from "../../src/registry/parse-files.js";
+import { createRegistry } from "../../src/registry/registry.js";
+import type { SkillSource } from "../../src/registry/types.js";
+import { names, tempDir, writeSkill } from "./skill-tree.js";
+
+const CORPUS = fileURLToPath(new URL("../../../shared/corpus/anthropics-skills", import.meta.url));
+const corpusRoot = fs.existsSync(CORPUS) ? CORPUS : "/work/shared/corpus/anthropics-skills";
+
+async function loaded(sources: SkillSource[]) {
+  const registry = createRegistry(sources);
+  const outcome = await registry.refresh();
+  assert.equal(outcome.ok, true, outcome.ok ? "" : outcome.error);
+  return { registry, snapshot: outcome.snapshot };
+}
+
+test("all twelve corpus skills load, with the over-long description warned", async () => {
+  const { registry, snapshot } = await loaded([{ path: corpusRoot, origin: "bundled" }]);
+  assert.equal(snapshot.skills.length, 12);
+  assert.ok(names(snapshot.skills).includes("skill-creator"));
+  for (const skill of snapshot.skills) {
+    assert.equal(skill.origin, "bundled");
+    assert.equal(skill.label, "Bundled");
+    assert.equal(skill.sourceIndex, 0);
+    assert.ok(skill.description.length > 0);
+  }
+  const warnings = snapshot.diagnostics.filter((d) => d.code === "description_too_long");
+  assert.deepEqual(
+    warnings.map((d) => path.basename(path.dirname(d.path))),
+    ["claude-api"],
+  );
+  await registry.close();
+});
+
+test("snapshots list skills in precedence order: agent, project, global, bundled, then source order", async (t) => {
+  const root = tempDir(t);
+  const sources: SkillSource[] = [
+    { path: path.join(root, "bundled"), origin: "bundled" },
+    { path: path.join(root, "global-2"), origin: "global" },
+    { path: path.join(root, "project"), origin: "project", projectId: "p" },
+    { path: path.join(root, "agent"), origin: "agent", agentId: "a" },
+    { path: path.join(root, "global-1"), origin: "global" },
+  ];
+  for (const source of sources) writeSkill(source.path, `from-${path.basename(source.path)}`);
+  const { snapshot } = await loaded(sources);
+  assert.deepEqual(names(snapshot.skills), ["from-agent", "from-project", "from-global-2", "from-global-1", "from-bundled"]);
+  assert.deepEqual(
+    snapshot.skills.map((s) => [s.origin, s.sourceIndex, s.projectId, s.agentId]),
+    [
+      ["agent", 3, undefined, "a"],
+      ["project", 2, "p", undefined],
+      ["global", 1, undefined, undefined],
+      ["global", 4, undefined, undefined],
+      ["bundled", 0, undefined, undefined],
+    ],
+  );
+});
+
+/**
+ * Collisions of one name `x` between two sources: which copies stay in the snapshot (by source
+ * number, in precedence order) and which `shadowed` diagnostics appear (loser -> winner).
+ */
+const collisions: { case: string; sources: [SkillSource, SkillSource]; kept: number[]; shadowed: [number, number][] }[] = [
+  { case: "two global sources: first wins", sources: [{ path: "0", origin: "global" }, { path: "1", origin: "global" }], kept: [0], shadowed: [[1, 0]] },
+  { case: "global beats bundled given first", sources: [{ path: "0", origin: "bundled" }, { path: "1", origin: "global" }], kept: [1], shadowed: [[0, 1]] },
+  { case: "two bundled sources: first wins", sources: [{ path: "0", origin: "bundled" }, { path: "1", origin: "bundled" }], kept: [0], shadowed: [[1, 0]] },
+  {
+    case: "project over global (both kept: other scopes see the global one)",
+    sources: [{ path: "0", origin: "global" }, { path: "1", origin: "project", projectId: "p" }],
+    kept: [1, 0],
+    shadowed: [[0, 1]],
+  },
+  {
+    case: "agent over project",
+    sources: [{ path: "0", origin: "project", projectId: "p" }, { path: "1", origin: "agent", agentId: "a" }],
+    kept: [1, 0],
+    shadowed: [[0, 1]],
+  },
+  {
+    case: "agent over bundled",
+    sources: [{ path: "0", origin: "bundled" }, { path: "1", origin: "agent", agentId: "a" }],
+    kept: [1, 0],
+    shadowed: [[0, 1]],
+  },
+  {
+    case: "same project, two sources: first wins",
+    sources: [{ path: "0", origin: "project", projectId: "p" }, { path: "1", origin: "project", projectId: "p" }],
+    kept: [0],
+    shadowed: [[1, 0]],
+  },
+  {
+    case: "same agent, two sources: first wins",
+    sources: [{ path: "0", origin: "agent", agentId: "a" }, { path: "1", origin: "agent", agentId: "a" }],
+    kept: [0],
+    shadowed: [[1, 0]],
+  },
+  {
+    case: "private skills of different agents never collide",
+    sources: [{ path: "0", origin: "agent", agentId: "a" }, { path: "1", origin: "agent", agentId: "b" }],
+    kept: [0, 1],
+    shadowed: [],
+  },
+  {
+    case: "skills of different projects never collide",
+    sources: [{ path: "0", origin: "project", projectId: "p" }, { path: "1", origin: "project", projectId: "q" }],
+    kept: [0, 1],
+    shadowed: [],
+  },
+];
+
+for (const row of collisions) {
+  test(`precedence: ${row.case}`, async (t) => {
+    const root = tempDir(t);
+    const sources = row.sources.map((s) => ({ ...s, path: path.join(root, s.path) }));
+    const dirs = sources.map((s) => writeSkill(s.path, "x", { description: `Copy in ${path.basename(s.path)}.` }));
+    const { snapshot } = await loaded(sources);
+    assert.deepEqual(
+      snapshot.skills.map((s) => s.dir),
+      row.kept.map((i) => dirs[i]),
+    );
+    const shadowed = snapshot.diagnostics.filter((d) => d.code === "shadowed");
+    assert.equal(shadowed.length, row.shadowed.length);
+    for (const [[loser, winner], d] of row.shadowed.map((pair, i) => [pair, shadowed[i]!] as const)) {
+      assert.equal(d.path, path.join(dirs[loser]!, "SKILL.md"));
+      assert.equal(d.severity, "warning");
+      assert.ok(d.message.includes(dirs[winner]!), `names the winner: ${d.message}`);
+    }
+  });
+}
+
+test("a skill shadowed by two higher origins names each winner", async (t) => {
+  const root = tempDir(t);
+  const sources: SkillSource[] = [
+    { path: path.join(root, "bundled"), origin: "bundled" },
+    { path: path.join(root, "global"), origin: "global" },
+    { path: path.join(root, "agent"), origin: "agent", agentId: "a" },
+  ];
+  const [bundled, global, agent] = sources.map((s) => writeSkill(s.path, "x"));
+  const { snapshot } = await loaded(sources);
+  assert.deepEqual(snapshot.skills.map((s) => s.dir), [agent, global]);
+  const shadowed = snapshot.diagnostics.filter((d) => d.code === "shadowed").map((d) => [d.path, d.message.includes(agent!) ? "agent" : "global"]);
+  assert.deepEqual(shadowed, [
+    [path.join(global!, "SKILL.md"), "agent"],
+    [path.join(bundled!, "SKILL.md"), "global"],
+  ]);
+});
+
+test("the same real skill directory in two sources is one skill, not a collision", async (t) => {
+  const root = tempDir(t);
+  const real = writeSkill(path.join(root, "store"), "shared-one");
+  fs.mkdirSync(path.join(root, "second"));
+  fs.symlinkSync(real, path.join(root, "second", "shared-one"));
+  const { registry, snapshot } = await loaded([
+    { path: path.join(root, "store"), origin: "global" },
+    { path: path.join(root, "second"), origin: "global" },
+  ]);
+  assert.deepEqual(snapshot.skills.map((s) => s.dir), [real]);
+  assert.deepEqual(snapshot.diagnostics, []);
+  assert.equal(registry.stats().reads, 1, "read once");
+});
+
+test("labels default per origin and a source's own label wins", async (t) => {
+  const root = tempDir(t);
+  writeSkill(path.join(root, "a"), "one");
+  writeSkill(path.join(root, "b"), "two");
+  const { snapshot } = await loaded([
+    { path: path.join(root, "a"), origin: "global" },
+    { path: path.join(root, "b"), origin: "global", label: "Team skills" },
+  ]);
+  assert.deepEqual(
+    snapshot.skills.map((s) => s.label),
+    ["Global", "Team skills"],
+  );
+});
+
+test("an agent source without an agent id is refused with a diagnostic", async (t) => {
+  const root = tempDir(t);
+  writeSkill(root, "orphan");
+  const { snapshot } = await loaded([{ path: root, origin: "agent" }]);
+  assert.deepEqual(snapshot.skills, []);
+  assert.deepEqual(snapshot.diagnostics.map((d) => d.code), ["source_invalid"]);
+});
+
+test("after refresh: a dropped-in skill appears, an edited one changes, a deleted one goes", async (t) => {
+  const root = tempDir(t);
+  writeSkill(root, "stays", { description: "Original text." });
+  const doomed = writeSkill(root, "doomed");
+  const { registry, snapshot: first } = await loaded([{ path: root, origin: "global" }]);
+  assert.deepEqual(names(first.skills), ["doomed", "stays"]);
+
+  writeSkill(root, "newcomer");
+  writeSkill(root, "stays", { description: "Edited text, longer than before." });
+  fs.rmSync(doomed, { recursive: true });
+  const outcome = await registry.refresh();
+  assert.ok(outcome.ok && outcome.changed);
+  const second = registry.snapshot();
+  assert.equal(second, outcome.snapshot);
+  assert.equal(second.version, first.version + 1);
+  assert.deepEqual(names(second.skills), ["newcomer", "stays"]);
+  assert.equal(second.skills.find((s) => s.name === "stays")!.description, "Edited text, longer than before.");
+  assert.deepEqual(names(first.skills), ["doomed", "stays"], "an old snapshot never changes");
+  assert.equal(registry.stats().reads, 2 + 2, "only the new and the edited file were read again");
+});
+
+test("an edit that keeps the size but changes mtime is picked up", async (t) => {
+  const root = tempDir(t);
+  writeSkill(root, "same-size", { description: "Version AAAA." });
+  const { registry } = await loaded([{ path: root, origin: "global" }]);
+  writeSkill(root, "same-size", { description: "Version BBBB." });
+  const file = path.join(root, "same-size", "SKILL.md");
+  const later = new Date(Date.now() + 5000);
+  fs.utimesSync(file, later, later);
+  await registry.refresh();
+  assert.equal(registry.snapshot().skills[0]!.description, "Version BBBB.");
+});
+
+test("a rescan of an unchanged tree re-reads no SKILL.md and keeps the snapshot", async (t) => {
+  const root = tempDir(t);
+  for (const name of ["a", "b", "c"]) writeSkill(path.join(root, "cat"), `skill-${name}`);
+  const { registry, snapshot } = await loaded([{ path: root, origin: "global" }]);
+  const before = registry.stats();
+  const outcome = await registry.refresh();
+  assert.ok(outcome.ok);
+  assert.equal(outcome.changed, false);
+  assert.equal(outcome.snapshot, snapshot, "no swap: the same snapshot object serves");
+  assert.equal(registry.stats().reads, before.reads);
+  assert.equal(registry.stats().scans, before.scans + 1);
+});
+
+test("two concurrent refreshes share one scan", async (t) => {
+  const root = tempDir(t);
+  writeSkill(root, "only");
+  const { registry } = await loaded([{ path: root, origin: "global" }]);
+  writeSkill(root, "added");
+  const scansBefore = registry.stats().scans;
+  const [a, b] = await Promise.all([registry.refresh(), registry.refresh()]);
+  assert.equal(registry.stats().scans, scansBefore + 1);
+  assert.equal(a, b);
+  assert.deepEqual(names(registry.snapshot().skills), ["added", "only"]);
+});
+
+test("a refresh that meets a broken skill keeps every good one serving", async (t) => {
+  const root = tempDir(t);
+  writeSkill(root, "good-one");
+  writeSkill(root, "good-two");
+  const turnsBad = writeSkill(root, "turns-bad");
+  const { registry } = await loaded([{ path: root, origin: "global" }]);
+  fs.writeFileSync(path.join(turnsBad, "SKILL.md"), "---\nname: turns-bad\ndescription: [unclosed\n");
+  fs.mkdirSync(path.join(root, "garbage"));
+  fs.writeFileSync(path.join(root, "garbage", "SKILL.md"), Buffer.from([0xff, 0xfe, 0x00, 0x80]));
+  const outcome = await registry.refresh();
+  assert.ok(outcome.ok);
+  assert.deepEqual(names(registry.snapshot().skills), ["good-one", "good-two"]);
+  const errors = registry.snapshot().diagnostics.filter((d) => d.severity === "error");
+  assert.deepEqual(errors.map((d) => path.basename(path.dirname(d.path))).sort(), ["garbage", "turns-bad"]);
+});
+
+test("a source that becomes unreadable keeps its last good skills, with an error", async (t) => {
+  // Permissions do not bind root, so the scenario runs in a child process as an unprivileged user when needed.
+  const root = tempDir(t);
+  const cat = path.join(root, "cat");
+  writeSkill(cat, "behind-the-door");
+  writeSkill(root, "in-the-open");
+  const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+  for (const dir of [root, cat, path.join(cat, "behind-the-door"), path.join(root, "in-the-open")]) {
+    fs.chmodSync(dir, 0o755);
+    if (asUser.uid !== undefined) fs.chownSync(dir, asUser.uid, asUser.gid);
+  }
+  const registryModule = new URL("../../src/registry/registry.ts", import.meta.url).href;
+  const script = `
+    import * as fs from "node:fs";
+    const { createRegistry } = await import(${JSON.stringify(registryModule)});
+    const registry = createRegistry([{ path: ${JSON.stringify(root)}, origin: "global" }]);
+    const first = await registry.refresh();
+    fs.chmodSync(${JSON.stringify(cat)}, 0o000);
+    const second = await registry.refresh();
+    fs.chmodSync(${JSON.stringify(cat)}, 0o777);
+    const names = (o) => o.snapshot.skills.map((s) => s.name);
+    console.log(JSON.stringify({ first: names(first), second: names(second), codes: second.snapshot.diagnostics.map((d) => d.code) }));
+  `;
+  const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: fileURLToPath(new URL("../..", import.meta.url)),
+    encoding: "utf8",
+    timeout: 60_000,
+    ...asUser,
+  });
+  assert.equal(child.status, 0, child.stderr);
+  const result = JSON.parse(child.stdout.trim().split("\n").at(-1)!);
+  assert.deepEqual(result.first, ["behind-the-door", "in-the-open"]);
+  assert.deepEqual(result.second, ["behind-the-door", "in-the-open"]);
+  assert.ok(result.codes.includes("directory_unreadable"), result.codes.join(", "));
+});
+
+test(`at least ${INLINE_PARSE_LIMIT} files to read are parsed in worker threads, with the same records`, async (t) => {
+  const root = tempDir(t);
+  const count = INLINE_PARSE_LIMIT + 50;
+  for (let i = 0; i < count; i++) {
+    writeSkill(root, `bulk-${String(i).padStart(3, "0")}`, {
+      description: i % 2 ? `"Quoted: number ${i}."` : `>-\n  Folded\n  number ${i}.`,
+      frontmatter: i % 3 === 0 ? "metadata:\n  owner: team\n  tier: \"2\"" : "",
+    });
+  }
+  const { registry, snapshot } = await loaded([{ path: root, origin: "global" }]);
+  assert.equal(snapshot.skills.length, count);
+  assert.equal(registry.stats().readsInWorkers, count);
+  assert.ok(!snapshot.diagnostics.some((d) => d.code === "worker_failed"));
+  const sample = snapshot.skills[3]!;
+  assert.equal(sample.description, "Quoted: number 3.");
+  assert.deepEqual(sample.manifest.metadata, { owner: "team", tier: "2" });
+  assert.equal(snapshot.skills[4]!.description, "Folded number 4.");
+
+  // Under the limit, the same tree's edits load inline and agree with what the workers produced.
+  writeSkill(root, "bulk-003", { description: `"Quoted: number 3 again."`, frontmatter: "metadata:\n  owner: team\n  tier: \"2\"" });
+  await registry.refresh();
+  assert.equal(registry.stats().readsInWorkers, count);
+  assert.equal(registry.stats().reads, count + 1);
+  const edited = registry.snapshot().skills[3]!;
+  assert.equal(edited.description, "Quoted: number 3 again.");
+  assert.deepEqual(edited.manifest.metadata, sample.manifest.metadata);
+  await registry.close();
+});
+
+test("the environment recorded in a snapshot is the one read at load", async (t) => {
+  const root = tempDir(t);
+  writeSkill(root, "any");
+  let env: Record<string, string> = { TOKEN: "one" };
+  const registry = createRegistry([{ path: root, origin: "global" }], { env: () => env });
+  await registry.refresh();
+  const first = registry.snapshot();
+  env = { TOKEN: "two" };
+  assert.equal(first.env.TOKEN, "one");
+  const outcome = await registry.refresh();
+  assert.ok(outcome.ok && outcome.changed, "an environment change is a change");
+  assert.equal(registry.snapshot().env.TOKEN, "two");
+  assert.equal(first.env.TOKEN, "one");
+});
+
+test("change listeners hear every swap; a closed registry refuses to refresh and keeps its snapshot", async (t) => {
+  const root = tempDir(t);
+  writeSkill(root, "first");
+  const registry = createRegistry([{ path: root, origin: "global" }]);
+  const versions: number[] = [];
+  registry.onChange((snapshot) => versions.push(snapshot.version));
+  await registry.refresh();
+  await registry.refresh();
+  writeSkill(root, "second");
+  await registry.refresh();
+  assert.deepEqual(versions, [1, 2]);
+  await registry.close();
+  const outcome = await registry.refresh();
+  assert.equal(outcome.ok, false);
+  assert.equal(outcome.snapshot.version, 2);
+  assert.deepEqual(names(registry.snapshot().skills), ["first", "second"]);
+});
