@@ -24,9 +24,9 @@ interface Sample {
   delayMs: number[];
 }
 
-async function measure(runOnce: () => Promise<void> | void): Promise<Sample> {
+async function measure(runOnce: () => Promise<void> | void, times = runs): Promise<Sample> {
   const sample: Sample = { ms: [], delayMs: [] };
-  for (let i = 0; i < runs; i++) {
+  for (let i = 0; i < times; i++) {
     const histogram = monitorEventLoopDelay({ resolution: 1 });
     histogram.enable();
     const start = performance.now();
@@ -67,6 +67,8 @@ async function main(): Promise<void> {
       for (const file of files) fs.readFileSync(file);
     };
 
+    // The process's first load also starts the parse workers; later loads find them warm.
+    const first = await measure(coldLoad, 1);
     process.stderr.write("warming up\n");
     floorRead();
     await coldLoad();
@@ -93,8 +95,9 @@ async function main(): Promise<void> {
       "",
       "| measurement | median ms (min–max) | ratio | target | largest event-loop delay ms |",
       "|---|---|---|---|---|",
-      `| floor: readFileSync every SKILL.md | ${spread(floor)} | 1.00× floor | — | ${fmt(Math.max(...floor.delayMs))} (blocking by design) |`,
+      `| floor: readFileSync every SKILL.md | ${spread(floor)} | 1.00× floor | — | n/a (synchronous by design) |`,
       `| cold full load | ${spread(cold)} | ${(c / f).toFixed(2)}× floor | ≤ 2× floor | ${fmt(coldDelay)} (target < 20) |`,
+      `| first cold load of the process (starts the workers) | ${fmt(first.ms[0]!)} | ${(first.ms[0]! / f).toFixed(2)}× floor | — | ${fmt(first.delayMs[0]!)} |`,
       `| unchanged rescan | ${spread(rescan)} | ${((r / c) * 100).toFixed(1)}% of cold | < 10% of cold | ${fmt(Math.max(...rescan.delayMs))} |`,
       "",
       `Unchanged rescans re-read ${rereads} SKILL.md files; ${(workerShare * 100).toFixed(0)}% of the cold load was parsed in worker threads.`,

@@ -25,7 +25,15 @@ export { createSkillTool } from "./tool/skill-tool.js";
 export { displayOf } from "./tool/display.js";
 export { renderEnvelopeText } from "./tool/render.js";
 export type * from "./tool/envelope.js";
-export type { ActivateSkillHook, SkillTool, SkillToolContext, SkillToolDeps, SkillToolDisplay } from "./tool/types.js";
+export type {
+  ActivateSkillHook,
+  SkillTool,
+  SkillToolContext,
+  SkillToolDefinition,
+  SkillToolDeps,
+  SkillToolDisplay,
+  SkillToolInvocation,
+} from "./tool/types.js";
 
 // Sessions
 export { createSession, restoreSession, type Session, type SessionHost, type SessionOptions } from "./session/session.js";

@@ -53,7 +53,9 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const home = options.home ?? os.homedir();
   const projects = options.projects ?? {};
-  const sources = (options.sources ?? defaultSources(cwd, home)).map((source) => withProjectLabel(source, projects));
+  const sources = (options.sources ?? defaultSources(cwd, home)).map((source) =>
+    withProjectLabel(typeof source.path === "string" ? { ...source, path: path.resolve(cwd, source.path) } : source, projects),
+  );
   const fixedEnv = options.env;
   const registry = createRegistry(sources, { env: () => fixedEnv ?? process.env });
   const resolve = createScopeResolver(() => registry.snapshot(), { agents: options.agents ?? {}, projects });
@@ -63,14 +65,15 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
   if (options.watch) {
     watcher = watchSources(
       sources.map((s) => s.path),
-      () => void registry.refresh(),
+      () => void registry.refreshAfterChange(),
       options.watchDebounceMs ?? DEFAULT_WATCH_DEBOUNCE_MS,
     );
   }
 
   const host: SessionHost = {
     resolveRegistry: (scope) => resolve(scope),
-    refresh: () => registry.refresh(),
+    // A name miss must see the disk as it is now, not as a scan that started earlier saw it.
+    refresh: () => registry.refreshAfterChange(),
     env: () => registry.snapshot().env,
     cwd,
   };

@@ -127,12 +127,16 @@ export async function serveMcpHttp(
 
 const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
+export function isLoopback(host: string): boolean {
+  return LOOPBACK_NAMES.has(host);
+}
+
 /**
  * On a loopback bind, only loopback Host and Origin values are served: a web page that
  * rebinds its own domain name to 127.0.0.1 still sends its own name, and is refused.
  */
 function hostAllowed(req: http.IncomingMessage, boundHost: string): boolean {
-  if (!LOOPBACK_NAMES.has(boundHost)) return true;
+  if (!isLoopback(boundHost)) return true;
   const hostHeader = req.headers.host;
   if (hostHeader && !LOOPBACK_NAMES.has(hostnameOf(`http://${hostHeader}`))) return false;
   const origin = req.headers.origin;

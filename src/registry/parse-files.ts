@@ -13,8 +13,10 @@ import { loadInWorker } from "./parse-pool.js";
 import type { TimeSlicer } from "./time-slice.js";
 
 /**
- * Fewer files than this load inline. Measured with bench/registry.ts: inline loading costs about
- * 30 µs a skill once warm, so 200 skills take ~6 ms, less than a worker's round trip.
+ * Fewer files than this load inline. Measured on 2 cores: a warm worker parses no faster than the
+ * main thread (~30 µs a skill), and a worker's first job pays 60–130 ms of start-up; what a worker
+ * buys is a free main thread. 200 skills cost the main thread ~6 ms in total, which is not worth
+ * a thread; above that, the main thread's time is worth more.
  */
 export const INLINE_PARSE_LIMIT = 200;
 /** Files per worker job: large enough to amortise messaging, small enough to balance two workers. */

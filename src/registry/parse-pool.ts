@@ -47,7 +47,16 @@ function dispatch(): void {
   }
   while (queue.length > 0) {
     let pooled = [...workers].find((w) => w.job === null);
-    if (!pooled && workers.size < MAX_WORKERS) pooled = spawn();
+    if (!pooled && workers.size < MAX_WORKERS) {
+      try {
+        pooled = spawn();
+      } catch (error) {
+        // No worker can start here (say, no TypeScript loader for a .ts worker): every waiting
+        // job goes back to its caller, which loads inline.
+        for (const job of queue.splice(0)) job.reject(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+    }
     if (!pooled) return;
     const job = queue.shift()!;
     pooled.job = job;

@@ -4,7 +4,6 @@
  * one; concurrent refreshes join the scan in flight; a refresh that throws leaves the last good
  * snapshot serving; unchanged SKILL.md files (same size, mtime and inode) are never re-read.
  */
-import { EventEmitter } from "node:events";
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
 import type { FileStamp, LoadResult } from "../package/types.js";
 import { discoverSource, type FoundSkill, type SourceDiscovery } from "./discover.js";
@@ -35,7 +34,13 @@ export type RefreshOutcome =
 
 export interface SkillRegistry {
   snapshot(): RegistrySnapshot;
+  /** Rescans now, or joins the scan already running. */
   refresh(): Promise<RefreshOutcome>;
+  /**
+   * Rescans after a change was seen. A scan already running may have walked past the change, so
+   * this waits for it and scans again; calls made meanwhile share that one follow-up scan.
+   */
+  refreshAfterChange(): Promise<RefreshOutcome>;
   stats(): RegistryStats;
   /** Called after every swap with the new snapshot; returns an unsubscribe function. */
   onChange(listener: (snapshot: RegistrySnapshot) => void): () => void;
@@ -45,6 +50,10 @@ export interface SkillRegistry {
 interface CacheEntry {
   stamp: FileStamp;
   result: LoadResult;
+  /** The registered records built from `result`, by source index (one file may sit in several sources). */
+  records: Map<number, RegisteredSkill>;
+  /** The scan that last reported the file's diagnostics: a file in several sources reports once. */
+  reportedIn: number;
 }
 
 const EMPTY_SNAPSHOT: RegistrySnapshot = Object.freeze({ version: 0, skills: Object.freeze([]), diagnostics: Object.freeze([]), env: Object.freeze({}) });
@@ -60,18 +69,19 @@ export function diagnosticsForGroups(snapshot: RegistrySnapshot, groups: Readonl
 
 export function createRegistry(sources: readonly SkillSource[], options: RegistryOptions = {}): SkillRegistry {
   const readEnv = options.env ?? (() => process.env);
-  const events = new EventEmitter();
+  const listeners = new Set<(snapshot: RegistrySnapshot) => void>();
   let current = EMPTY_SNAPSHOT;
   let cache = new Map<string, CacheEntry>();
   /** Each source's last discovery, kept for sources that later fail to read. */
   let lastFound = new Map<number, FoundSkill[]>();
-  /** Registered records by (source, SKILL.md), reused while the parsed record is unchanged. */
-  let registered = new Map<string, RegisteredSkill>();
+  let scanSerial = 0;
   let inFlight: Promise<RefreshOutcome> | null = null;
+  let followUp: Promise<RefreshOutcome> | null = null;
   let closed = false;
   const stats: RegistryStats = { scans: 0, reads: 0, readsInWorkers: 0 };
 
   async function scan(): Promise<RefreshOutcome> {
+    const scanNumber = ++scanSerial;
     const slicer = new TimeSlicer();
     const diagnostics: Diagnostic[] = [];
     const diagnosticGroups = new Map<Diagnostic, VisibilityGroup[]>();
@@ -110,11 +120,12 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     for (const d of parsed.diagnostics) report(d, []);
 
     const nextCache = new Map<string, CacheEntry>();
-    reading.forEach((found, i) => nextCache.set(found.skillFile, { stamp: found.stamp, result: parsed.results[i]! }));
-    const nextRegistered = new Map<string, RegisteredSkill>();
+    for (const [i, found] of reading.entries()) {
+      nextCache.set(found.skillFile, { stamp: found.stamp, result: freezeDeep(parsed.results[i]!), records: new Map(), reportedIn: 0 });
+      await slicer.pause();
+    }
     const nextFound = new Map<number, FoundSkill[]>();
     const candidates: RegisteredSkill[] = [];
-    const reported = new Set<string>();
     for (const [index, discovery] of discoveries.entries()) {
       if (!discovery) continue;
       const source = sources[index]!;
@@ -122,20 +133,24 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       for (const d of discovery.diagnostics) tag(d, group);
       nextFound.set(index, discovery.found);
       for (const found of discovery.found) {
-        const entry = nextCache.get(found.skillFile) ?? cache.get(found.skillFile)!;
-        nextCache.set(found.skillFile, entry);
-        // A file reached from several sources reports its problems once.
-        if (!reported.has(found.skillFile)) {
-          reported.add(found.skillFile);
+        let entry = nextCache.get(found.skillFile);
+        if (!entry) {
+          entry = cache.get(found.skillFile)!;
+          nextCache.set(found.skillFile, entry);
+        }
+        if (entry.reportedIn !== scanNumber) {
+          entry.reportedIn = scanNumber;
           for (const d of entry.result.diagnostics) tag(d, group);
         }
         const skill = entry.result.skill;
         if (!skill) continue;
-        const key = `${index}\0${found.skillFile}`;
-        let record = registered.get(key);
-        if (!record || !isRecordOf(record, skill)) record = registerSkill(skill, source, index);
-        nextRegistered.set(key, record);
+        let record = entry.records.get(index);
+        if (!record) {
+          record = registerSkill(skill, source, index);
+          entry.records.set(index, record);
+        }
         candidates.push(record);
+        await slicer.pause();
       }
     }
 
@@ -145,7 +160,6 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     const changed = !sameContent(current, ranked.skills, diagnostics, env);
     cache = nextCache;
     lastFound = nextFound;
-    registered = nextRegistered;
     stats.scans += 1;
     if (!changed) return { ok: true, snapshot: current, changed: false };
     const next: RegistrySnapshot = Object.freeze({
@@ -156,30 +170,52 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     });
     diagnosticGroupsOf.set(next, diagnosticGroups);
     current = next;
-    events.emit("change", next);
+    notify(next);
     return { ok: true, snapshot: next, changed: true };
+  }
+
+  function notify(snapshot: RegistrySnapshot): void {
+    for (const listener of [...listeners]) {
+      try {
+        listener(snapshot);
+      } catch (error) {
+        // A listener's bug must not undo a completed swap or stop the other listeners.
+        process.emitWarning(`skill registry change listener failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      }
+    }
+  }
+
+  function refresh(): Promise<RefreshOutcome> {
+    if (closed) return Promise.resolve({ ok: false, snapshot: current, error: "registry is closed" });
+    inFlight ??= scan()
+      .catch((error: unknown): RefreshOutcome => ({ ok: false, snapshot: current, error: error instanceof Error ? error.message : String(error) }))
+      .finally(() => {
+        inFlight = null;
+      });
+    return inFlight;
   }
 
   return {
     snapshot: () => current,
-    refresh() {
-      if (closed) return Promise.resolve({ ok: false, snapshot: current, error: "registry is closed" });
-      inFlight ??= scan()
-        .catch((error: unknown): RefreshOutcome => ({ ok: false, snapshot: current, error: error instanceof Error ? error.message : String(error) }))
-        .finally(() => {
-          inFlight = null;
-        });
-      return inFlight;
+    refresh,
+    refreshAfterChange() {
+      if (!inFlight) return refresh();
+      followUp ??= inFlight.then(() => {
+        followUp = null;
+        return refresh();
+      });
+      return followUp;
     },
     stats: () => ({ ...stats }),
     onChange(listener) {
-      events.on("change", listener);
-      return () => events.off("change", listener);
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     async close() {
       closed = true;
-      events.removeAllListeners();
+      listeners.clear();
       await inFlight;
+      await followUp;
     },
   };
 }
@@ -200,9 +236,13 @@ function registerSkill(skill: NonNullable<LoadResult["skill"]>, source: SkillSou
   return Object.freeze(record);
 }
 
-/** A registered record built from this very parsed package (the parse cache hands back the same object while unchanged). */
-function isRecordOf(record: RegisteredSkill, skill: NonNullable<LoadResult["skill"]>): boolean {
-  return record.manifest === skill.manifest;
+/** Snapshots share parsed records, so a record must not be changeable through any of them. */
+function freezeDeep<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) freezeDeep((value as Record<string, unknown>)[key]);
+  }
+  return value;
 }
 
 function sameStamp(a: FileStamp, b: FileStamp): boolean {

@@ -5,8 +5,7 @@ import { MockLanguageModelV2 } from "ai/test";
 import { aiSdkSkillTool, type SkillToolSessionLike } from "../../src/adapters/ai-sdk.js";
 import type { Envelope } from "../../src/tool/envelope.js";
 import { renderEnvelopeText } from "../../src/tool/render.js";
-import { createSkillTool } from "../../src/tool/skill-tool.js";
-import { harness, makeSkill, realTempDir } from "../tool/harness.js";
+import { globalSource, makeSkill, realTempDir, runtimeHarness } from "../tool/harness.js";
 
 type GenerateOptions = Parameters<MockLanguageModelV2["doGenerate"]>[0];
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV2["doGenerate"]>>;
@@ -44,9 +43,9 @@ const dir = makeSkill(root, "release-notes", {
 });
 
 test("an agent loop lists, activates and reads through the AI SDK tool, and the model sees rendered text", async () => {
-  const h = harness([{ path: root, origin: "global" }]);
+  const h = await runtimeHarness(globalSource(root));
   const activations: string[] = [];
-  const skill = aiSdkSkillTool(createSkillTool(h.deps), { activateSkill: (name) => (activations.push(name), true) });
+  const skill = aiSdkSkillTool(h.tool, { activateSkill: (name) => (activations.push(name), true) });
   const script = [
     toolCall("c1", {}),
     toolCall("c2", { name: "release-notes" }),
@@ -85,11 +84,11 @@ test("an agent loop lists, activates and reads through the AI SDK tool, and the 
 
   const offered = model.doGenerateCalls[0]!.tools ?? [];
   assert.equal(offered.length, 1);
-  assert.deepEqual((offered[0] as { inputSchema: unknown }).inputSchema, createSkillTool(h.deps).inputSchema);
+  assert.deepEqual((offered[0] as { inputSchema: unknown }).inputSchema, h.tool.inputSchema);
 });
 
 test("a session-like host is called with the tool call id and rendered through the same function", async () => {
-  const tool = createSkillTool(harness([{ path: root, origin: "global" }]).deps);
+  const { tool } = await runtimeHarness(globalSource(root));
   const calls: Array<string | undefined> = [];
   const session: SkillToolSessionLike = {
     tool: { name: tool.name, description: tool.description, inputSchema: tool.inputSchema },
@@ -108,7 +107,7 @@ test("a session-like host is called with the tool call id and rendered through t
 });
 
 test("an envelope parsed back from storage still renders, without the directory line", async () => {
-  const tool = createSkillTool(harness([{ path: root, origin: "global" }]).deps);
+  const { tool } = await runtimeHarness(globalSource(root));
   const skill = aiSdkSkillTool(tool);
   const envelope = await tool.call({ name: "release-notes" });
   const stored = JSON.parse(JSON.stringify(envelope)) as Envelope;
@@ -116,4 +115,20 @@ test("an envelope parsed back from storage still renders, without the directory 
   assert.equal(output.type, "text");
   assert.ok((output as { value: string }).value.startsWith('<skill_content name="release-notes">'));
   assert.ok(!(output as { value: string }).value.includes("Skill directory:"));
+});
+
+test("a runtime session drives the AI SDK tool: dedup across steps, call ids recorded", async () => {
+  const { runtime } = await runtimeHarness(globalSource(root));
+  const session = runtime.session({ log: false });
+  const model = new MockLanguageModelV2({
+    doGenerate: [toolCall("r1", { name: "release-notes" }), toolCall("r2", { name: "release-notes" }), finalText("ok")],
+  });
+  const result = await generateText({ model, tools: { skill: aiSdkSkillTool(session) }, prompt: "x", stopWhen: stepCountIs(5) });
+  const statuses = result.steps.flatMap((step) => step.toolResults.map((r) => ((r.output as Envelope).data as { status: string }).status));
+  assert.deepEqual(statuses, ["loaded", "already_active"]);
+  assert.deepEqual(session.loaded(), ["release-notes"]);
+  const shown = toolResultsIn(model.doGenerateCalls[2]!.prompt);
+  assert.ok((shown.get("r1") as { value: string }).value.includes(`Skill directory: ${dir}`), "sessions render with the directory");
+  assert.match(JSON.stringify(session.history()), /"r1"/);
+  session.close();
 });

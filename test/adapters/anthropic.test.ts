@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { anthropicToolDefinition } from "../../src/adapters/anthropic.js";
-import { createSkillTool } from "../../src/tool/skill-tool.js";
-import { harness, realTempDir } from "../tool/harness.js";
+import { globalSource, realTempDir, runtimeHarness } from "../tool/harness.js";
 
-test("the Anthropic definition carries name, description and input_schema, detached from the tool", () => {
-  const tool = createSkillTool(harness([{ path: realTempDir("skillport-anthropic"), origin: "global" }]).deps);
+test("the Anthropic definition carries name, description and input_schema, detached from the tool", async () => {
+  const { tool } = await runtimeHarness(globalSource(realTempDir("skillport-anthropic")));
   const definition = anthropicToolDefinition(tool);
   assert.deepEqual(definition, { name: "skill", description: tool.description, input_schema: tool.inputSchema });
   definition.input_schema.properties.file_path.description = "changed";

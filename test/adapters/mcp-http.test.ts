@@ -9,13 +9,13 @@ import type { LoadedData } from "../../src/tool/envelope.js";
 import { writeSkill } from "../support/tmp.js";
 import { callSkill, dataOf, eventually, readLogs, serverCommand, skillTree, type SkillTree } from "./mcp-fixtures.js";
 
-let tree: SkillTree;
+// Created at the top level: a temp dir made inside a hook would be removed when the hook ends.
+const tree: SkillTree = skillTree();
 let server: ChildProcess;
 let stderr = "";
 let url: URL;
 
 before(async () => {
-  tree = skillTree();
   const { command, args } = serverCommand(["--http", "0", "--root", tree.root, "--log-dir", tree.logDir]);
   server = spawn(command, args, { cwd: tree.cwd, env: tree.env, stdio: ["ignore", "pipe", "pipe"] });
   server.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
@@ -140,6 +140,16 @@ test("a request naming a foreign Host (DNS rebinding) is refused on a loopback b
     body: INITIALIZE,
   });
   assert.equal(foreignOrigin.status, 403);
+});
+
+test("a port already in use is a usage error (exit 2) that says what to do", async () => {
+  const { command, args } = serverCommand(["--http", url.port, "--root", tree.root, "--no-log"]);
+  const second = spawn(command, args, { cwd: tree.cwd, env: tree.env, stdio: ["ignore", "pipe", "pipe"] });
+  let secondErr = "";
+  second.stderr!.setEncoding("utf8").on("data", (chunk: string) => (secondErr += chunk));
+  const code = await new Promise<number | null>((resolve) => second.once("exit", (c) => resolve(c)));
+  assert.equal(code, 2);
+  assert.match(secondErr, new RegExp(`port ${url.port} is already in use on 127\\.0\\.0\\.1; pick another with --http PORT`));
 });
 
 test("SIGTERM ends every session with its log flushed and exits 0", async () => {

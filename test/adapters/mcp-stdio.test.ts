@@ -19,7 +19,8 @@ import {
   type SkillTree,
 } from "./mcp-fixtures.js";
 
-let tree: SkillTree;
+// Created at the top level: a temp dir made inside a hook would be removed when the hook ends.
+const tree: SkillTree = skillTree();
 let client: Client;
 let transport: StdioClientTransport;
 
@@ -33,7 +34,6 @@ async function connect(args: string[], env: Record<string, string>, cwd: string)
 }
 
 before(async () => {
-  tree = skillTree();
   const connected = await connect(["--root", tree.root, "--log-dir", tree.logDir], tree.env, tree.cwd);
   client = connected.client;
   transport = connected.transport;

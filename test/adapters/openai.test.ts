@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { openAIToolDefinition } from "../../src/adapters/openai.js";
-import { createSkillTool } from "../../src/tool/skill-tool.js";
-import { harness, realTempDir } from "../tool/harness.js";
+import { globalSource, realTempDir, runtimeHarness } from "../tool/harness.js";
 
-test("the OpenAI definition is a function tool carrying the exact schema, detached from the tool", () => {
-  const tool = createSkillTool(harness([{ path: realTempDir("skillport-openai"), origin: "global" }]).deps);
+test("the OpenAI definition is a function tool carrying the exact schema, detached from the tool", async () => {
+  const { tool } = await runtimeHarness(globalSource(realTempDir("skillport-openai")));
   const definition = openAIToolDefinition(tool);
   assert.deepEqual(definition, {
     type: "function",

@@ -11,8 +11,10 @@ test("--help lists every command on stdout and exits 0", async () => {
 });
 
 test("each reading command documents --root, --config, --agent, --project and --json", async () => {
-  for (const command of ["list", "show", "read", "prompt", "doctor"]) {
-    const run = await runCli([command, "--help"]);
+  const commands = ["list", "show", "read", "prompt", "doctor"];
+  const runs = await Promise.all(commands.map((command) => runCli([command, "--help"])));
+  for (const [index, command] of commands.entries()) {
+    const run = runs[index]!;
     assert.equal(run.code, 0);
     for (const option of ["--root <dir>", "--config <file>", "--agent <id>", "--project <id>", "--json"]) {
       assert.ok(run.stdout.includes(option), `${command} --help lacks ${option}`);
@@ -29,8 +31,10 @@ test("mcp --help documents its transport and log options", async () => {
 });
 
 test("usage errors exit 2 with the reason on stderr and nothing on stdout", async () => {
-  for (const args of [["frobnicate"], ["list", "--bogus"], [], ["mcp", "--http", "99999"], ["read", "alpha"]]) {
-    const run = await runCli(args);
+  const cases = [["frobnicate"], ["list", "--bogus"], [], ["mcp", "--http", "99999"], ["mcp", "--host", "0.0.0.0"], ["read", "alpha"]];
+  const runs = await Promise.all(cases.map((args) => runCli(args)));
+  for (const [index, args] of cases.entries()) {
+    const run = runs[index]!;
     assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
     assert.equal(run.stdout, "", args.join(" "));
     assert.notEqual(run.stderr, "", args.join(" "));

@@ -357,3 +357,52 @@ test("change listeners hear every swap; a closed registry refuses to refresh and
   assert.equal(outcome.snapshot.version, 2);
   assert.deepEqual(names(registry.snapshot().skills), ["first", "second"]);
 });
+
+test("within one source, the first skill of a name in walk order wins", async (t) => {
+  const root = tempDir(t);
+  const first = writeSkill(path.join(root, "a-category"), "dup");
+  const second = writeSkill(path.join(root, "b-category"), "dup");
+  const { snapshot } = await loaded([{ path: root, origin: "global" }]);
+  assert.deepEqual(snapshot.skills.map((s) => s.dir), [first]);
+  const [d] = snapshot.diagnostics;
+  assert.equal(d?.code, "shadowed");
+  assert.equal(d?.path, path.join(second, "SKILL.md"));
+  assert.ok(d?.message.includes(first));
+});
+
+test("a refresh after a change scans again even when a scan is already running", async (t) => {
+  const root = tempDir(t);
+  writeSkill(root, "early");
+  const registry = createRegistry([{ path: root, origin: "global" }], { env: () => ({}) });
+  await registry.refresh();
+  const scans = registry.stats().scans;
+  const running = registry.refresh();
+  writeSkill(root, "late");
+  const afterChange = registry.refreshAfterChange();
+  const alsoAfterChange = registry.refreshAfterChange();
+  const [, outcome, shared] = await Promise.all([running, afterChange, alsoAfterChange]);
+  assert.equal(outcome, shared, "calls during one scan share the follow-up");
+  assert.deepEqual(names(outcome.snapshot.skills), ["early", "late"]);
+  assert.equal(registry.stats().scans, scans + 2);
+});
+
+test("records are frozen all the way down; a throwing change listener does not undo the swap", async (t) => {
+  const root = tempDir(t);
+  writeSkill(root, "solid", { frontmatter: "metadata:\n  owner: team" });
+  const registry = createRegistry([{ path: root, origin: "global" }], { env: () => ({}) });
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(w.message);
+  process.on("warning", onWarning);
+  t.after(() => process.off("warning", onWarning));
+  registry.onChange(() => {
+    throw new Error("listener bug");
+  });
+  const outcome = await registry.refresh();
+  assert.ok(outcome.ok && outcome.changed);
+  const skill = registry.snapshot().skills[0]!;
+  assert.ok(Object.isFrozen(registry.snapshot()) && Object.isFrozen(registry.snapshot().skills));
+  assert.ok(Object.isFrozen(skill) && Object.isFrozen(skill.manifest) && Object.isFrozen(skill.manifest.metadata));
+  assert.throws(() => (skill.diagnostics as unknown[]).push("x"), TypeError);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.ok(warnings.some((w) => w.includes("listener bug")));
+});

@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { displayOf } from "../../src/tool/display.js";
-import { createSkillTool } from "../../src/tool/skill-tool.js";
-import { harness, makeSkill, realTempDir } from "./harness.js";
+import { globalSource, makeSkill, realTempDir, runtimeHarness } from "./harness.js";
 
 const root = realTempDir("skillport-display");
 makeSkill(root, "alpha", { files: { "references/r.md": "r" } });
 makeSkill(root, "beta");
-const tool = createSkillTool(harness([{ path: root, origin: "global" }]).deps);
+const { tool } = await runtimeHarness(globalSource(root));
 
 async function display(args: unknown) {
   return displayOf(args, await tool.call(args));

@@ -4,8 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import type { Envelope, FileLoadedData } from "../../src/tool/envelope.js";
-import { createSkillTool } from "../../src/tool/skill-tool.js";
-import { CORPUS, harness, makeSkill, realTempDir } from "./harness.js";
+import { CORPUS, globalSource, makeSkill, realTempDir, runtimeHarness } from "./harness.js";
 
 const root = realTempDir("skillport-read");
 const skills = path.join(root, "skills");
@@ -31,8 +30,8 @@ fs.symlinkSync(path.join(skills, "a-evil"), path.join(dir, "references", "siblin
 assert.equal(spawnSync("mkfifo", [path.join(dir, "references", "pipe")]).status, 0);
 
 let hookCalls = 0;
-const h = harness([{ path: skills, origin: "global" }]);
-const tool = createSkillTool(h.deps);
+const h = await runtimeHarness(globalSource(skills));
+const tool = h.tool;
 const ctx = {
   activateSkill: () => {
     hookCalls++;
@@ -133,7 +132,7 @@ test("a read of a skill created after the registry was cached rescans once and s
 });
 
 test("corpus: references/ reads work; mcp-builder's `reference/` directory is outside the readable shape", async () => {
-  const corpusTool = createSkillTool(harness([{ path: CORPUS, origin: "bundled" }]).deps);
+  const corpusTool = (await runtimeHarness({ sources: [{ path: CORPUS, origin: "bundled" }] })).tool;
   const creatorRefs = fs.readdirSync(path.join(CORPUS, "skill-creator", "references"));
   const ok = await corpusTool.call({ name: "skill-creator", file_path: `references/${creatorRefs[0]}` });
   assert.equal(ok.ok, true, JSON.stringify(ok.error));

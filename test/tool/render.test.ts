@@ -3,8 +3,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { failure, success } from "../../src/tool/envelope.js";
 import { renderEnvelopeText } from "../../src/tool/render.js";
-import { createSkillTool } from "../../src/tool/skill-tool.js";
-import { harness, makeSkill, realTempDir } from "./harness.js";
+import { globalSource, makeSkill, realTempDir, runtimeHarness } from "./harness.js";
 
 const root = realTempDir("skillport-render");
 const dir = makeSkill(root, "kit", {
@@ -14,7 +13,7 @@ const dir = makeSkill(root, "kit", {
   files: { "scripts/run.sh": "", "references/a&b.md": "" },
 });
 makeSkill(root, "solo", { body: "Solo body." });
-const tool = createSkillTool(harness([{ path: root, origin: "global", label: "Team" }]).deps);
+const { tool } = await runtimeHarness({ ...globalSource(root, "Team"), env: { KIT_TOKEN: "value" } });
 
 test("a loaded skill renders as <skill_content> with body, directory, resources and env guidance", async () => {
   const { envelope, text } = await tool.invoke({ name: "kit" });

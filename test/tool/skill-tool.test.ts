@@ -5,8 +5,7 @@ import { test } from "node:test";
 import { readSkillBody } from "../../src/package/body.js";
 import { loadSkillSync } from "../../src/package/load.js";
 import type { Envelope, ListData, LoadedData } from "../../src/tool/envelope.js";
-import { createSkillTool } from "../../src/tool/skill-tool.js";
-import { CORPUS, harness, makeSkill, realTempDir } from "./harness.js";
+import { CORPUS, globalSource, makeSkill, realTempDir, runtimeHarness } from "./harness.js";
 
 function errorOf(envelope: Envelope) {
   assert.equal(envelope.ok, false, JSON.stringify(envelope));
@@ -20,16 +19,16 @@ function dataOf<D>(envelope: Envelope): D {
   return envelope.data as D;
 }
 
-function oneSource() {
+async function oneSource(options: Omit<Parameters<typeof runtimeHarness>[0], "sources"> = {}) {
   const root = realTempDir("skillport-tool");
   makeSkill(root, "alpha", { body: "Alpha body." });
   makeSkill(root, "beta", { body: "Beta body." });
-  const h = harness([{ path: root, origin: "global" }]);
-  return { root, h, tool: createSkillTool(h.deps) };
+  const h = await runtimeHarness({ ...globalSource(root), ...options });
+  return { root, h, tool: h.tool };
 }
 
-test("the schema is flat: two optional described strings, no required, no additionalProperties", () => {
-  const { tool } = oneSource();
+test("the schema is flat: two optional described strings, no required, no additionalProperties", async () => {
+  const { tool } = await oneSource();
   assert.equal(tool.name, "skill");
   assert.equal(tool.readOnly, true);
   assert.deepEqual(Object.keys(tool.inputSchema).sort(), ["properties", "type"]);
@@ -42,7 +41,7 @@ test("the schema is flat: two optional described strings, no required, no additi
 });
 
 test("malformed arguments are invalid_arguments with a message saying what is wrong", async () => {
-  const { tool, h } = oneSource();
+  const { tool, h } = await oneSource();
   for (const args of ["alpha", 42, ["alpha"], true]) {
     assert.equal(errorOf(await tool.call(args)).code, "invalid_arguments", JSON.stringify(args));
   }
@@ -60,7 +59,7 @@ test("malformed arguments are invalid_arguments with a message saying what is wr
 });
 
 test("unknown arguments are refused, each one named in `unknown` and in the message", async () => {
-  const { tool } = oneSource();
+  const { tool } = await oneSource();
   const error = errorOf(await tool.call({ name: "alpha", action: "load", path: "x" }));
   assert.equal(error.code, "invalid_arguments");
   assert.deepEqual(error.unknown, ["action", "path"]);
@@ -69,7 +68,7 @@ test("unknown arguments are refused, each one named in `unknown` and in the mess
 });
 
 test("no arguments, undefined, and a blank name all list", async () => {
-  const { tool, h } = oneSource();
+  const { tool, h } = await oneSource();
   for (const args of [{}, undefined, { name: "" }, { name: " \t\n" }]) {
     const data = dataOf<ListData>(await tool.call(args));
     assert.equal(data.count, 2);
@@ -92,17 +91,23 @@ test("list groups by origin precedence with labels, skills by name, count of all
   makeSkill(agent, "omega", { description: "Agent omega." });
   makeSkill(agent, "alpha", { description: "Agent alpha." });
   // Sources are given out of precedence order on purpose.
-  const h = harness([
-    { path: bundled, origin: "bundled" },
-    { path: global, origin: "global", label: "Team skills" },
-    { path: project, origin: "project", label: "Webshop" },
-    { path: agent, origin: "agent" },
-  ]);
-  const data = dataOf<ListData>(await createSkillTool(h.deps).call({}));
+  const h = await runtimeHarness({
+    sources: [
+      { path: bundled, origin: "bundled" },
+      { path: global, origin: "global", label: "Team skills" },
+      { path: project, origin: "project", projectId: "shop" },
+      { path: agent, origin: "agent", agentId: "writer" },
+    ],
+    projects: { shop: { label: "Webshop" } },
+  });
+  const data = dataOf<ListData>(await h.tool.call({}, { projectId: "shop", agentId: "writer" }));
+  const AGENT_LABEL = data.skill_groups[0]!.label;
+  const BUNDLED_LABEL = data.skill_groups[3]!.label;
+  assert.ok(AGENT_LABEL.length > 0 && BUNDLED_LABEL.length > 0);
   assert.deepEqual(data, {
     count: 7,
     skill_groups: [
-      { origin: "agent", label: "Agent skills", skills: [{ name: "alpha", description: "Agent alpha." }, { name: "omega", description: "Agent omega." }] },
+      { origin: "agent", label: AGENT_LABEL, skills: [{ name: "alpha", description: "Agent alpha." }, { name: "omega", description: "Agent omega." }] },
       { origin: "project", label: "Webshop", skills: [{ name: "pi", description: "Project pi." }] },
       {
         origin: "global",
@@ -113,24 +118,29 @@ test("list groups by origin precedence with labels, skills by name, count of all
           { name: "shared", description: "Global copy wins." },
         ],
       },
-      { origin: "bundled", label: "Bundled skills", skills: [{ name: "zeta", description: "Bundled zeta." }] },
+      { origin: "bundled", label: BUNDLED_LABEL, skills: [{ name: "zeta", description: "Bundled zeta." }] },
     ],
   });
 });
 
-test("an empty scope lists zero skills in zero groups", async () => {
-  const { tool, h } = oneSource();
-  h.setPolicy({ denied: ["alpha", "beta"] });
-  assert.deepEqual(dataOf<ListData>(await tool.call({})), { count: 0, skill_groups: [] });
+test("an empty allowedSkills lists zero skills in zero groups and blocks activation and reads", async () => {
+  const { tool } = await oneSource({ agents: { none: { allowedSkills: [] } } });
+  const ctx = { agentId: "none" };
+  assert.deepEqual(dataOf<ListData>(await tool.call({}, ctx)), { count: 0, skill_groups: [] });
+  assert.equal(errorOf(await tool.call({ name: "alpha" }, ctx)).code, "skill_not_found");
+  assert.equal(errorOf(await tool.call({ name: "alpha", file_path: "SKILL.md" }, ctx)).code, "skill_not_found");
+  assert.equal(dataOf<ListData>(await tool.call({})).count, 2, "other scopes are unaffected");
 });
 
 test("when the tool is off for the scope, every call is tool_unavailable and nothing rescans", async () => {
-  const { tool, h } = oneSource();
-  h.setPolicy({ toolAvailable: false });
-  for (const args of [{}, { name: "alpha" }, { name: "alpha", file_path: "SKILL.md" }, { name: "missing" }, { bogus: 1 }]) {
-    assert.equal(errorOf(await tool.call(args)).code, "tool_unavailable", JSON.stringify(args));
+  const { tool, h } = await oneSource({ agents: { off: { deniedTools: ["skill"] } }, projects: { locked: { toolWhitelist: ["bash"] } } });
+  for (const ctx of [{ agentId: "off" }, { projectId: "locked" }]) {
+    for (const args of [{}, { name: "alpha" }, { name: "alpha", file_path: "SKILL.md" }, { name: "missing" }, { bogus: 1 }]) {
+      assert.equal(errorOf(await tool.call(args, ctx)).code, "tool_unavailable", JSON.stringify([ctx, args]));
+    }
   }
   assert.equal(h.refreshCalls(), 0);
+  assert.equal(dataOf<ListData>(await tool.call({})).count, 2, "the default scope still has the tool");
 });
 
 test("activation returns the body alone with every {baseDir} replaced by the skill directory", async () => {
@@ -138,7 +148,7 @@ test("activation returns the body alone with every {baseDir} replaced by the ski
   const dir = makeSkill(root, "runner", {
     body: "# Runner\n\nRun `{baseDir}/scripts/go.sh`, then read {baseDir}/references/notes.md.\n\n---\n\nA later rule stays in the body.",
   });
-  const tool = createSkillTool(harness([{ path: root, origin: "global" }]).deps);
+  const { tool } = await runtimeHarness(globalSource(root));
   const data = dataOf<LoadedData>(await tool.call({ name: "runner" }));
   assert.equal(data.status, "loaded");
   assert.equal(data.name, "runner");
@@ -161,7 +171,7 @@ test("resource_files: scripts absolute, references and assets relative, with gui
       "other/ignored.md": "not a resource",
     },
   });
-  const data = dataOf<LoadedData>(await createSkillTool(harness([{ path: root, origin: "global" }]).deps).call({ name: "kit" }));
+  const data = dataOf<LoadedData>(await (await runtimeHarness(globalSource(root))).tool.call({ name: "kit" }));
   assert.deepEqual(data.resource_files!.files, [
     path.join(dir, "scripts/lib/helper.py"),
     path.join(dir, "scripts/run.sh"),
@@ -177,7 +187,7 @@ test("resource_files says when the listing was cut", async () => {
   const files: Record<string, string> = {};
   for (let i = 0; i < 505; i++) files[`references/r${String(i).padStart(3, "0")}.md`] = "";
   makeSkill(root, "many", { files });
-  const data = dataOf<LoadedData>(await createSkillTool(harness([{ path: root, origin: "global" }]).deps).call({ name: "many" }));
+  const data = dataOf<LoadedData>(await (await runtimeHarness(globalSource(root))).tool.call({ name: "many" }));
   assert.equal(data.resource_files!.files.length, 500);
   assert.match(data.resource_files!.guidance, /cut short/);
 });
@@ -198,24 +208,18 @@ test("env requirements anywhere in the tree give environment_access with names o
     ].join("\n"),
   });
   makeSkill(root, "plain");
-  const previous = process.env.DEPLOY_TOKEN;
-  process.env.DEPLOY_TOKEN = "s3cr3t-value-never-shown";
-  try {
-    const tool = createSkillTool(harness([{ path: root, origin: "global" }]).deps);
-    const invocation = await tool.invoke({ name: "deploy" });
-    const data = dataOf<LoadedData>(invocation.envelope);
-    assert.deepEqual(data.environment_access!.names, ["DEPLOY_TOKEN", "REGION", "DEPLOY_DEBUG"]);
-    assert.match(data.environment_access!.guidance, /env_keys/);
-    assert.ok(!JSON.stringify(invocation).includes("s3cr3t-value-never-shown"));
-    assert.ok(!("environment_access" in dataOf<LoadedData>(await tool.call({ name: "plain" }))));
-  } finally {
-    if (previous === undefined) delete process.env.DEPLOY_TOKEN;
-    else process.env.DEPLOY_TOKEN = previous;
-  }
+  const secret = "s3cr3t-value-never-shown";
+  const { tool } = await runtimeHarness({ ...globalSource(root), env: { PATH: process.env.PATH ?? "", DEPLOY_TOKEN: secret } });
+  const invocation = await tool.invoke({ name: "deploy" });
+  const data = dataOf<LoadedData>(invocation.envelope);
+  assert.deepEqual(data.environment_access!.names, ["DEPLOY_TOKEN", "REGION", "DEPLOY_DEBUG"]);
+  assert.match(data.environment_access!.guidance, /env_keys/);
+  assert.ok(!JSON.stringify(invocation).includes(secret));
+  assert.ok(!("environment_access" in dataOf<LoadedData>(await tool.call({ name: "plain" }))));
 });
 
 test("the session hook decides fresh vs already_active; no hook means fresh", async () => {
-  const { tool } = oneSource();
+  const { tool } = await oneSource();
   const seen: Array<[string, string]> = [];
   const active = new Set<string>();
   const activateSkill = (name: string, content: string) => {
@@ -240,7 +244,7 @@ test("the session hook decides fresh vs already_active; no hook means fresh", as
 });
 
 test("a skill created on disk after the registry was cached activates on the first call, after one refresh", async () => {
-  const { root, tool, h } = oneSource();
+  const { root, tool, h } = await oneSource();
   makeSkill(root, "late", { body: "Late body." });
   const data = dataOf<LoadedData>(await tool.call({ name: "late" }));
   assert.equal(data.content, "Late body.");
@@ -250,7 +254,7 @@ test("a skill created on disk after the registry was cached activates on the fir
 });
 
 test("a genuinely unknown name refreshes exactly once, then skill_not_found with close names", async () => {
-  const { root, tool, h } = oneSource();
+  const { root, tool, h } = await oneSource();
   makeSkill(root, "alphabet");
   makeSkill(root, "gamma");
   const error = errorOf(await tool.call({ name: "alpah" }));
@@ -268,27 +272,32 @@ test("a not-allowed skill is indistinguishable from a missing one", async () => 
   const root = realTempDir("skillport-policy");
   makeSkill(root, "hidden-one");
   makeSkill(root, "visible");
-  const h = harness([{ path: root, origin: "global" }], { denied: ["hidden-one"] });
-  const tool = createSkillTool(h.deps);
-  const denied = await tool.call({ name: "hidden-one" });
-  const missing = await tool.call({ name: "hidden-two" });
+  const { tool } = await runtimeHarness({ ...globalSource(root), agents: { limited: { excludedSkills: ["hidden-one"] } } });
+  const ctx = { agentId: "limited" };
+  const denied = await tool.call({ name: "hidden-one" }, ctx);
+  const missing = await tool.call({ name: "hidden-two" }, ctx);
   assert.deepEqual(JSON.parse(JSON.stringify(denied).replaceAll("hidden-one", "NAME")), JSON.parse(JSON.stringify(missing).replaceAll("hidden-two", "NAME")));
   assert.equal(errorOf(denied).code, "skill_not_found");
   assert.ok(!errorOf(missing).suggestions!.includes("hidden-one"), "suggestions never leak a skill outside the scope");
-  assert.equal(errorOf(await tool.call({ name: "hidden-one", file_path: "SKILL.md" })).code, "skill_not_found");
-  assert.ok(!JSON.stringify(dataOf<ListData>(await tool.call({}))).includes("hidden-one"));
+  assert.equal(errorOf(await tool.call({ name: "hidden-one", file_path: "SKILL.md" }, ctx)).code, "skill_not_found");
+  assert.ok(!JSON.stringify(dataOf<ListData>(await tool.call({}, ctx))).includes("hidden-one"));
+  assert.equal(dataOf<LoadedData>(await tool.call({ name: "hidden-one" })).status, "loaded", "allowed in another scope");
 });
 
 test("a skill with disable-model-invocation cannot be activated through the tool", async () => {
   const root = realTempDir("skillport-dmi");
   makeSkill(root, "manual-only", { frontmatter: "disable-model-invocation: true" });
-  const tool = createSkillTool(harness([{ path: root, origin: "global" }]).deps);
+  const { tool } = await runtimeHarness(globalSource(root));
   assert.equal(errorOf(await tool.call({ name: "manual-only" })).code, "skill_not_found");
 });
 
 test("unmet requirements: skill_unavailable naming what is missing; the hook is never asked", async () => {
-  const { tool, h } = oneSource();
-  h.setPolicy({ unavailable: { alpha: ["env: API_KEY", "binary: ffmpeg"] }, invalid: { beta: "all must be a non-empty list" } });
+  const root = realTempDir("skillport-unavailable");
+  makeSkill(root, "alpha", {
+    frontmatter: "metadata:\n  requirements:\n    all:\n      - env: API_KEY\n      - binary: no-such-binary-skillport",
+  });
+  makeSkill(root, "beta", { frontmatter: "metadata:\n  requirements:\n    all: []" });
+  const { tool } = await runtimeHarness(globalSource(root));
   let hooked = 0;
   const activateSkill = () => {
     hooked++;
@@ -296,9 +305,11 @@ test("unmet requirements: skill_unavailable naming what is missing; the hook is 
   };
   const error = errorOf(await tool.call({ name: "alpha" }, { activateSkill }));
   assert.equal(error.code, "skill_unavailable");
-  assert.deepEqual(error.missing, ["env: API_KEY", "binary: ffmpeg"]);
+  assert.equal(error.missing!.length, 2, JSON.stringify(error));
+  assert.match(error.missing!.join(" "), /API_KEY/);
+  assert.match(error.missing!.join(" "), /no-such-binary-skillport/);
   assert.match(error.message, /API_KEY/);
-  assert.match(error.message, /ffmpeg/);
+  assert.match(error.message, /no-such-binary-skillport/);
   const invalid = errorOf(await tool.call({ name: "beta" }, { activateSkill }));
   assert.equal(invalid.code, "skill_unavailable");
   assert.match(invalid.message, /non-empty list/);
@@ -306,7 +317,7 @@ test("unmet requirements: skill_unavailable naming what is missing; the hook is 
 });
 
 test("a skill removed from disk between listing and activation gives a clean error envelope", async () => {
-  const { root, tool } = oneSource();
+  const { root, tool } = await oneSource();
   fs.rmSync(path.join(root, "beta"), { recursive: true });
   const error = errorOf(await tool.call({ name: "beta" }));
   assert.equal(error.code, "skill_read_error");
@@ -318,8 +329,8 @@ test("a skill removed from disk between listing and activation gives a clean err
 });
 
 test("every corpus skill activates with its body as content", async () => {
-  const h = harness([{ path: CORPUS, origin: "bundled" }]);
-  const tool = createSkillTool(h.deps);
+  const h = await runtimeHarness({ sources: [{ path: CORPUS, origin: "bundled" }] });
+  const tool = h.tool;
   const names = fs.readdirSync(CORPUS).sort();
   assert.equal(dataOf<ListData>(await tool.call({})).count, names.length);
   for (const name of names) {

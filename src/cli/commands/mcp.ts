@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { serveMcpHttp } from "../../adapters/mcp-http.js";
+import { DEFAULT_MCP_HTTP_HOST, isLoopback, serveMcpHttp } from "../../adapters/mcp-http.js";
 import { serveMcpStdio } from "../../adapters/mcp-stdio.js";
 import type { McpServerOptions } from "../../adapters/mcp.js";
 import type { SessionOptions } from "../../session/session.js";
@@ -33,7 +33,7 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
       .command("mcp")
       .description("serve the `skill` tool as an MCP server (stdio by default)")
       .option("--http <port>", "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (0 picks a free port)", portNumber)
-      .option("--host <host>", "address to bind with --http", "127.0.0.1")
+      .option("--host <host>", "address to bind with --http (default: 127.0.0.1, this machine only)")
       .option("--watch", "rescan when skill files change and tell clients the tool list changed")
       .option("--log-dir <dir>", "directory for session logs (default: ./.skillport/sessions)")
       .option("--no-log", "keep session logs in memory only")
@@ -43,6 +43,7 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
 }
 
 export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<ExitCode> {
+  if (options.host !== undefined && options.http === undefined) throw new CliError("--host only applies with --http PORT", EXIT_USAGE);
   const context = await openRuntime(options, out, { watch: options.watch === true });
   const { runtime, scope, cwd } = context;
   const session: SessionOptions = {
@@ -57,6 +58,9 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
     if (options.http !== undefined) {
       const http = await serveMcpHttp(runtime, serverOptions, { port: options.http, ...(options.host ? { host: options.host } : {}) });
       out.log(`listening on ${http.url}`);
+      if (!isLoopback(options.host ?? DEFAULT_MCP_HTTP_HOST)) {
+        out.log(`warning: bound to ${options.host}: any machine that can reach it can read your skills`);
+      }
       serving = http;
     } else {
       serving = await serveMcpStdio(runtime, serverOptions);
@@ -64,8 +68,11 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   } catch (error) {
     await runtime.close();
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE") throw new CliError(`port ${options.http} is already in use on ${options.host}; pick another with --http PORT (0 for any free one)`, EXIT_USAGE);
-    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND") throw new CliError(`cannot bind to host ${options.host}: ${(error as Error).message}`, EXIT_USAGE);
+    const host = options.host ?? DEFAULT_MCP_HTTP_HOST;
+    if (code === "EADDRINUSE") throw new CliError(`port ${options.http} is already in use on ${host}; pick another with --http PORT (0 for any free one)`, EXIT_USAGE);
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
+      throw new CliError(`cannot bind to host ${host}: ${(error as Error).message}`, EXIT_USAGE);
+    }
     throw error;
   }
 

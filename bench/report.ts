@@ -1,0 +1,306 @@
+/**
+ * Turns one benchmark run into `docs/BENCHMARKS.md`: the verdict on each target, one cold-load
+ * table per tree size (floor, floor + YAML, skillport, peers side by side), skillport's
+ * operations across sizes, and what every row measures. Everything printed is from this run.
+ */
+import type { LoaderOutcome } from "./loader-child.js";
+import type { McpRoundTrips } from "./mcp-roundtrip.js";
+import { summarise, type Summary } from "./measure.js";
+import type { OperationId, OperationsOutcome } from "./skillport-ops.js";
+
+export interface SizeResult {
+  count: number;
+  groups: number;
+  skillFileBytes: number;
+  loaders: LoaderOutcome[];
+  /** Loaders that never produced an outcome (crashed, timed out), with the reason. */
+  failures: Array<{ id: string; reason: string }>;
+  ops: OperationsOutcome;
+  mcp: McpRoundTrips | { error: string };
+}
+
+export interface BenchRun {
+  date: string;
+  node: string;
+  platform: string;
+  cpu: string;
+  cores: number;
+  memoryGiB: number;
+  runs: number;
+  samples: number;
+  durationSeconds: number;
+  /** Why the peers could not be measured at all, when they could not. */
+  peersProblem: string | null;
+  results: SizeResult[];
+}
+
+const MB = 1024 * 1024;
+
+function ms(value: number): string {
+  if (!Number.isFinite(value)) return "—";
+  if (value < 1) return value.toFixed(3);
+  if (value < 10) return value.toFixed(2);
+  if (value < 100) return value.toFixed(1);
+  return value.toFixed(0);
+}
+
+function thousands(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+function spread(s: Summary): string {
+  return `${ms(s.median)} (${ms(s.min)}–${ms(s.max)})`;
+}
+
+function ratio(value: number, floor: number): string {
+  return Number.isFinite(value) && floor > 0 ? `${(value / floor).toFixed(2)}×` : "—";
+}
+
+function loadSummary(loader: LoaderOutcome): Summary {
+  return summarise(loader.runs.map((r) => r.ms));
+}
+
+function floorOf(result: SizeResult): number {
+  const floor = result.loaders.find((l) => l.id === "floor");
+  return floor && !floor.skipped ? loadSummary(floor).median : Number.NaN;
+}
+
+function opSummary(result: SizeResult, id: OperationId): Summary | null {
+  const sample = result.ops[id];
+  return sample ? summarise(sample.ms) : null;
+}
+
+function mcpSummary(result: SizeResult, key: "activate" | "read"): Summary | null {
+  return "error" in result.mcp ? null : summarise(result.mcp[key]);
+}
+
+function verdict(ok: boolean): string {
+  return ok ? "met" : "**missed**";
+}
+
+function sizeLabel(result: SizeResult): string {
+  return thousands(result.count);
+}
+
+function targetRows(run: BenchRun): string[] {
+  const rows: string[] = [];
+  const measured = run.results.filter((r) => r.loaders.some((l) => l.id === "skillport" && !l.skipped));
+  const skillportOf = (r: SizeResult) => r.loaders.find((l) => l.id === "skillport")!;
+
+  const ratios = measured.map((r) => ({ r, value: loadSummary(skillportOf(r)).median / floorOf(r) }));
+  rows.push(
+    `| cold load within 2× the floor | ${ratios.map(({ r, value }) => `${sizeLabel(r)}: ${value.toFixed(2)}×`).join("; ")} | ${verdict(ratios.every((x) => x.value <= 2))} |`,
+  );
+
+  const behind = measured.map((r) => {
+    const ours = loadSummary(skillportOf(r)).median;
+    const faster = r.loaders.filter((l) => l.kind === "peer" && !l.skipped && loadSummary(l).median <= ours);
+    return { r, faster };
+  });
+  const peersRan = measured.some((r) => r.loaders.some((l) => l.kind === "peer" && !l.skipped));
+  rows.push(
+    `| cold load ahead of every peer | ${
+      peersRan
+        ? behind.map(({ r, faster }) => `${sizeLabel(r)}: ${faster.length === 0 ? "ahead of all" : `behind ${faster.map((l) => l.id).join(", ")}`}`).join("; ")
+        : "no peer could run"
+    } | ${peersRan ? verdict(behind.every((b) => b.faster.length === 0)) : "not measured"} |`,
+  );
+
+  for (const [id, label] of [
+    ["activate", "activation call under 1 ms median (in-process)"],
+    ["read", "file-read call under 1 ms median (in-process)"],
+  ] as const) {
+    const values = run.results.map((r) => ({ r, s: opSummary(r, id) })).filter((x) => x.s !== null);
+    rows.push(
+      `| ${label} | ${values.map(({ r, s }) => `${sizeLabel(r)}: ${ms(s!.median)} ms`).join("; ")} | ${
+        values.length ? verdict(values.every(({ s }) => s!.median < 1)) : "not measured"
+      } |`,
+    );
+  }
+
+  const trips = run.results.flatMap((r) =>
+    (["activate", "read"] as const).map((key) => ({ r, key, s: mcpSummary(r, key) })).filter((x) => x.s !== null),
+  );
+  rows.push(
+    `| MCP tools/call round trip under 5 ms median (stdio) | ${trips.map(({ r, key, s }) => `${sizeLabel(r)} ${key}: ${ms(s!.median)} ms`).join("; ")} | ${
+      trips.length ? verdict(trips.every(({ s }) => s!.median < 5)) : "not measured"
+    } |`,
+  );
+
+  const largest = measured.at(-1);
+  if (largest) {
+    const delays = summarise(skillportOf(largest).runs.map((r) => r.delayMs));
+    rows.push(
+      `| no event-loop stall over 10 ms during a cold load (SPEC §2), ${sizeLabel(largest)} skills | largest delay per run: median ${ms(delays.median)} ms, worst ${ms(delays.max)} ms | ${verdict(delays.max <= 10)} |`,
+    );
+    const ours = skillportOf(largest);
+    const perThousand = largest.count / 1000;
+    rows.push(
+      `| memory per 1,000 skills stated | ${sizeLabel(largest)} skills: retained heap ${
+        ours.retainedHeapBytes === null ? "—" : `${(ours.retainedHeapBytes / MB / perThousand).toFixed(2)} MB`
+      } per 1,000; peak RSS ${(ours.peakRssBytes / MB).toFixed(0)} MB, of which ${((ours.peakRssBytes - ours.rssBeforeBytes) / MB / perThousand).toFixed(1)} MB per 1,000 above the process before loading | stated |`,
+    );
+  }
+  return rows;
+}
+
+function loaderTable(result: SizeResult): string[] {
+  const floor = floorOf(result);
+  const perThousand = result.count / 1000;
+  const lines = [
+    `### ${thousands(result.count)} skills (${result.groups} source${result.groups === 1 ? "" : "s"}, ${(result.skillFileBytes / 1e6).toFixed(1)} MB of SKILL.md)`,
+    "",
+    "| loader | median ms (min–max) | × floor | skills found | right descriptions | largest event-loop delay ms, median run (worst) | peak RSS MB | retained heap MB per 1,000 skills |",
+    "|---|---|---|---|---|---|---|---|",
+  ];
+  for (const loader of result.loaders) {
+    if (loader.skipped) {
+      lines.push(`| ${loader.label} | could not run: ${loader.skipped} | | | | | | |`);
+      continue;
+    }
+    const s = loadSummary(loader);
+    const delays = summarise(loader.runs.map((r) => r.delayMs));
+    lines.push(
+      [
+        "",
+        loader.label,
+        spread(s),
+        ratio(s.median, floor),
+        loader.found === result.count ? thousands(loader.found) : `**${thousands(loader.found)}**`,
+        loader.correct === null ? "—" : loader.correct === result.count ? thousands(loader.correct) : `**${thousands(loader.correct)}**`,
+        `${ms(delays.median)} (${ms(delays.max)})`,
+        (loader.peakRssBytes / MB).toFixed(0),
+        loader.retainedHeapBytes === null ? "—" : (loader.retainedHeapBytes / MB / perThousand).toFixed(2),
+        "",
+      ].join(" | ").trim(),
+    );
+  }
+  for (const failure of result.failures) lines.push(`| ${failure.id} | failed: ${failure.reason} | | | | | | |`);
+  return lines;
+}
+
+const OPERATION_ROWS: Array<{ id: OperationId; label: string; wholeTree: boolean }> = [
+  { id: "rescan", label: "unchanged rescan (`runtime.refresh()`)", wholeTree: true },
+  { id: "rescan-edit", label: "rescan after one SKILL.md edit", wholeTree: true },
+  { id: "list", label: "list call `{}`", wholeTree: true },
+  { id: "activate", label: "activation call `{name}`", wholeTree: false },
+  { id: "read", label: "file-read call `{name, file_path}`", wholeTree: false },
+  { id: "catalog", label: "catalog rendering (XML, whole catalog)", wholeTree: true },
+];
+
+function operationsTable(run: BenchRun): string[] {
+  const header = `| operation | ${run.results.map((r) => `${thousands(r.count)} skills`).join(" | ")} |`;
+  const lines = [header, `|---|${run.results.map(() => "---").join("|")}|`];
+  for (const row of OPERATION_ROWS) {
+    const cells = run.results.map((r) => {
+      const s = opSummary(r, row.id);
+      if (!s) return r.ops.error ? "failed" : "—";
+      return row.wholeTree ? `${spread(s)} · ${ratio(s.median, floorOf(r))} floor` : spread(s);
+    });
+    lines.push(`| ${row.label} | ${cells.join(" | ")} |`);
+  }
+  for (const [key, label] of [
+    ["activate", "MCP tools/call round trip, activation (stdio)"],
+    ["read", "MCP tools/call round trip, file read (stdio)"],
+  ] as const) {
+    lines.push(`| ${label} | ${run.results.map((r) => (mcpSummary(r, key) ? spread(mcpSummary(r, key)!) : "failed")).join(" | ")} |`);
+  }
+  lines.push(`| MCP server start: spawn to tool list read (once) | ${run.results.map((r) => ("error" in r.mcp ? "failed" : ms(r.mcp.startMs))).join(" | ")} |`);
+  return lines;
+}
+
+function problems(run: BenchRun): string[] {
+  const lines: string[] = [];
+  for (const r of run.results) {
+    if (r.ops.error) lines.push(`- ${thousands(r.count)} skills, skillport operations: ${r.ops.error}`);
+    if ("error" in r.mcp) lines.push(`- ${thousands(r.count)} skills, MCP round trip: ${r.mcp.error}`);
+    for (const f of r.failures) lines.push(`- ${thousands(r.count)} skills, ${f.id}: ${f.reason}`);
+  }
+  return lines;
+}
+
+function skippedPeers(run: BenchRun): string[] {
+  const reasons = new Map<string, string>();
+  for (const r of run.results) for (const l of r.loaders) if (l.skipped) reasons.set(l.label, l.skipped);
+  return [...reasons].map(([label, reason]) => `- ${label}: ${reason}`);
+}
+
+export function renderReport(run: BenchRun): string {
+  const sizes = run.results.map((r) => thousands(r.count)).join(", ");
+  const skipped = skippedPeers(run);
+  const trouble = problems(run);
+  return [
+    "# Benchmarks",
+    "",
+    `Generated by \`npm run bench\` on ${run.date}; every number below comes from that one run.`,
+    "",
+    `- Machine: ${run.cpu}, ${run.cores} cores, ${run.memoryGiB} GiB memory, ${run.platform} (shared, so absolute times drift; compare ratios within the run)`,
+    `- Node ${run.node}; trees of ${sizes} skills; ${run.runs} timed loads per loader after one warm-up, each loader in its own process; ${run.samples} timed calls per tool-call row; the whole run took ${Math.round(run.durationSeconds)} s`,
+    "",
+    "## Targets",
+    "",
+    "| target | measured | verdict |",
+    "|---|---|---|",
+    ...targetRows(run),
+    "",
+    "## Cold load of the whole tree, side by side",
+    "",
+    "Every loader discovers the same generated tree (every group directory in turn) and is timed",
+    "to the moment its catalog is ready. × floor is the median divided by the floor's median in",
+    "the same run.",
+    "",
+    ...run.results.flatMap((r) => [...loaderTable(r), ""]),
+    "## skillport operations",
+    "",
+    "Median ms (min–max); whole-tree operations also as a ratio to the floor of the same size.",
+    "",
+    ...operationsTable(run),
+    "",
+    "## What each row measures",
+    "",
+    "- **floor**: `readFileSync` of every SKILL.md from a known list; nothing else (no directory walk, no parse). The physical lower bound of loading.",
+    "- **floor + js-yaml / yaml**: the floor plus splitting off the frontmatter and parsing it with the named parser; no validation, no diagnostics.",
+    "- **skillport cold load**: `createSkillRuntime({ sources })` on a new runtime: walk every source, stat, read and parse each SKILL.md (safe YAML, validation, diagnostics; off the main thread), rank by precedence, build the immutable snapshot. Timed until the promise resolves.",
+    "- **unchanged rescan**: `runtime.refresh()` with nothing changed on disk: a directory walk plus `stat`s, no file re-read.",
+    "- **rescan after one edit**: one SKILL.md gets a new description, then `runtime.refresh()`; the rescan must re-read that file and swap in a new snapshot (checked).",
+    "- **list / activation / file-read call**: `session.call(…)` on a real session with its JSONL log on disk, each envelope checked. Activations are of skills not yet active (a fresh `loaded` with the body read from disk); reads fetch `references/guide.md` of skills that have one.",
+    "- **catalog rendering**: `renderCatalog(registry.list(), { format: \"xml\" })` over every skill, no budget.",
+    "- **MCP round trip**: `node --import tsx src/cli/main.ts mcp --root …` started as a child process, driven over stdio by the MCP SDK `Client`; timed from `callTool` to the parsed result. The server writes its session log as it would in use.",
+    "- **largest event-loop delay**: the maximum of `monitorEventLoopDelay` (1 ms resolution) while one load runs; the middle run and the worst run are shown. A synchronous loader blocks for its whole load, so its delay is about its load time.",
+    "- **peak RSS**: the loader process's `maxRSS` after all its loads (module code included: the peers' frameworks weigh in here).",
+    "- **retained heap per 1,000 skills**: heap still used after GC (`--expose-gc`) while one loaded catalog is held, minus the heap before that load, scaled to 1,000 skills.",
+    "- **right descriptions**: how many skills' descriptions equal what a full YAML parser reads from the file (the generator writes plain, folded `>-` and double-quoted descriptions).",
+    "",
+    "## Peers",
+    "",
+    "The peers are installed in their own package, `bench/peers/` (exact versions in its",
+    "`package.json` and lockfile), so the project's install and CI never pull them; `npm run bench`",
+    "runs `npm ci --prefix bench/peers` when they are missing. How each one is driven:",
+    "",
+    "- `openskills` ships only a bundled CLI; its `findAllSkills` is not exported and looks in fixed directories. The benchmark runs the bundle's own discovery section verbatim with the search directories pointed at the tree.",
+    "- `skills-ref` (npm) has no discovery function: the benchmark lists each group and calls its `readProperties` on each skill, 64 at a time.",
+    "- `deepagents`: `listSkills({ userSkillsDir })` per group.",
+    "- `@google/adk`: `loadAllSkillsInDir(group)` per group, with `setLogger(null)` (its default logger prints a warning for every skill without `assets/`). It also reads every resource file eagerly, which is part of what it does.",
+    "- `@mastra/core`: `new Workspace({ skillSource: new LocalSkillSource(…), skills: groups }).skills.list()`. Every 1.x release declares `engines.node >= 22.13`; the workspace skills module loads and runs on Node 20 regardless (npm warns on install), so it is measured.",
+    "",
+    run.peersProblem ? `**The peers could not be measured in this run:** ${run.peersProblem}` : "",
+    skipped.length ? "Peers that could not run in this run, and why:\n" : "Every peer ran in this run.",
+    ...skipped,
+    ...(trouble.length ? ["", "Problems met in this run:", "", ...trouble] : []),
+    "",
+    "## Rerun",
+    "",
+    "```sh",
+    "npm run bench                                   # sizes 100, 1,000, 10,000; rewrites this file",
+    "npm run bench -- --sizes 1000 --runs 3 --no-write   # a quick look, printed only",
+    "npm run bench -- --no-peers                     # skillport and the floors only",
+    "```",
+    "",
+    "Options: `--sizes a,b,c`, `--runs N` (timed loads per loader), `--samples N` (timed calls per",
+    "tool-call row), `--no-peers`, `--no-write` (print the tables, leave this file alone). Raw",
+    "numbers of the last run are kept in `bench/results/latest.json` (not committed).",
+    "",
+  ]
+    .filter((line, i, all) => !(line === "" && all[i - 1] === ""))
+    .join("\n");
+}

@@ -1,0 +1,163 @@
+/**
+ * `npm run bench`: generates skill trees of each size, times the floor, the floor plus YAML,
+ * skillport and the peer loaders side by side (each in its own process), then skillport's
+ * rescans, tool calls, catalog and MCP round trips; prints the Markdown report and writes it to
+ * docs/BENCHMARKS.md.
+ *
+ *   npm run bench -- [--sizes 100,1000,10000] [--runs 7] [--samples 200] [--no-peers] [--no-write]
+ */
+import { spawn, spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { createBenchTree, writeTreeManifest } from "./bench-tree.js";
+import type { LoaderOutcome } from "./loader-child.js";
+import { measureMcpRoundTrips } from "./mcp-roundtrip.js";
+import { renderReport, type BenchRun, type SizeResult } from "./report.js";
+import type { OperationsOutcome } from "./skillport-ops.js";
+
+const BENCH = import.meta.dirname;
+const REPO = path.resolve(BENCH, "..");
+const PEERS_DIR = path.join(BENCH, "peers");
+const PEER_PACKAGES = ["openskills", "skills-ref", "deepagents", "@google/adk", "@mastra/core"];
+const OWN_LOADER_IDS = ["floor", "floor-js-yaml", "floor-yaml", "skillport"];
+const PEER_LOADER_IDS = ["openskills", "skills-ref", "deepagents", "adk", "mastra"];
+/** No single child may hold the run hostage: a loader slower than this is reported as failed. */
+const CHILD_TIME_LIMIT_MS = 5 * 60_000;
+const TSX = import.meta.resolve("tsx");
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: "string", default: "100,1000,10000" },
+      runs: { type: "string", default: "7" },
+      samples: { type: "string", default: "200" },
+      "no-peers": { type: "boolean", default: false },
+      "no-write": { type: "boolean", default: false },
+    },
+  });
+  const sizes = values.sizes.split(",").map((s) => Number(s.trim().replace(/_/g, "")));
+  const runs = Number(values.runs);
+  const samples = Number(values.samples);
+  if (sizes.some((n) => !Number.isInteger(n) || n < 20) || !(runs >= 1) || !(samples >= 1)) {
+    throw new Error("usage: run.ts [--sizes 100,1000,10000 (each ≥ 20)] [--runs N ≥ 1] [--samples N ≥ 1] [--no-peers] [--no-write]");
+  }
+  return { sizes, runs, samples, peers: !values["no-peers"], write: !values["no-write"] };
+}
+
+/** Installs the peers from their lockfile when any is missing; returns why they can't run, or null. */
+function ensurePeers(): string | null {
+  const missing = PEER_PACKAGES.filter((pkg) => !fs.existsSync(path.join(PEERS_DIR, "node_modules", pkg, "package.json")));
+  if (missing.length === 0) return null;
+  log(`installing the peer loaders (npm ci --prefix bench/peers): ${missing.join(", ")} missing`);
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  const result = spawnSync(npm, ["ci", "--prefix", PEERS_DIR, "--no-audit", "--no-fund"], { stdio: ["ignore", "inherit", "inherit"] });
+  if (result.status === 0) return null;
+  return `\`npm ci --prefix bench/peers\` failed (${result.error?.message ?? `exit ${result.status}`})`;
+}
+
+interface ChildResult {
+  ok: boolean;
+  reason: string;
+}
+
+/** Runs a bench script in its own Node process; its stdout is ignored (peers may print). */
+function runChild(script: string, args: string[], nodeFlags: string[] = []): Promise<ChildResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...nodeFlags, "--import", TSX, path.join(BENCH, script), ...args], {
+      cwd: REPO,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
+    const timer = setTimeout(() => child.kill("SIGKILL"), CHILD_TIME_LIMIT_MS);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) return resolve({ ok: true, reason: "" });
+      const lastLine = stderr.trim().split("\n").find((line) => /Error/.test(line)) ?? stderr.trim().split("\n").at(-1) ?? "";
+      resolve({ ok: false, reason: signal ? `killed by ${signal} (over ${CHILD_TIME_LIMIT_MS / 1000} s?)` : `exit ${code}: ${lastLine}` });
+    });
+  });
+}
+
+async function measureSize(count: number, settings: ReturnType<typeof options>, peersProblem: string | null): Promise<SizeResult> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `skillport-bench-${count}-`));
+  try {
+    log(`\n== ${count} skills: generating the tree`);
+    const tree = createBenchTree(root, count);
+    const manifest = writeTreeManifest(tree);
+    const result: SizeResult = {
+      count,
+      groups: tree.groups.length,
+      skillFileBytes: tree.skillFileBytes,
+      loaders: [],
+      failures: [],
+      ops: {},
+      mcp: { error: "not run" },
+    };
+    const loaderIds = [...OWN_LOADER_IDS, ...(settings.peers && !peersProblem ? PEER_LOADER_IDS : [])];
+    for (const id of loaderIds) {
+      log(`   ${id}`);
+      const out = path.join(root, `loader-${id}.json`);
+      const child = await runChild("loader-child.ts", [id, manifest, String(settings.runs), out], ["--expose-gc"]);
+      if (child.ok) result.loaders.push(JSON.parse(fs.readFileSync(out, "utf8")) as LoaderOutcome);
+      else result.failures.push({ id, reason: child.reason });
+    }
+
+    log("   skillport operations");
+    const opsOut = path.join(root, "ops.json");
+    const ops = await runChild("skillport-ops.ts", [manifest, String(settings.runs), String(settings.samples), opsOut]);
+    result.ops = ops.ok ? (JSON.parse(fs.readFileSync(opsOut, "utf8")) as OperationsOutcome) : { error: ops.reason };
+
+    log("   MCP round trips");
+    try {
+      result.mcp = await measureMcpRoundTrips(tree, settings.samples);
+    } catch (error) {
+      result.mcp = { error: (error as Error).message };
+    }
+    return result;
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const settings = options();
+  const started = performance.now();
+  const peersProblem = settings.peers ? ensurePeers() : null;
+  if (peersProblem) log(`peers skipped: ${peersProblem}`);
+
+  const results: SizeResult[] = [];
+  for (const count of settings.sizes) results.push(await measureSize(count, settings, peersProblem));
+
+  const cpus = os.cpus();
+  const run: BenchRun = {
+    date: new Date().toISOString().slice(0, 10),
+    node: process.version,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    cpu: cpus[0]?.model.trim() ?? "unknown CPU",
+    cores: cpus.length,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    runs: settings.runs,
+    samples: settings.samples,
+    durationSeconds: (performance.now() - started) / 1000,
+    peersProblem: settings.peers ? peersProblem : "not run (`--no-peers`)",
+    results,
+  };
+  const markdown = renderReport(run);
+  process.stdout.write(`${markdown}\n`);
+  fs.mkdirSync(path.join(BENCH, "results"), { recursive: true });
+  fs.writeFileSync(path.join(BENCH, "results", "latest.json"), JSON.stringify(run, null, 2));
+  if (settings.write) {
+    fs.writeFileSync(path.join(REPO, "docs", "BENCHMARKS.md"), markdown);
+    log("\nwrote docs/BENCHMARKS.md");
+  }
+}
+
+await main();

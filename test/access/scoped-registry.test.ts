@@ -1,0 +1,56 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { test } from "node:test";
+import { createScopeResolver } from "../../src/access/scoped-registry.js";
+import { createRegistry } from "../../src/registry/registry.js";
+import type { SkillSource } from "../../src/registry/types.js";
+import { tempDir, writeSkill } from "../registry/skill-tree.js";
+
+test("scoped registries are cached per (projectId, agentId) until the snapshot changes", async (t) => {
+  const root = tempDir(t);
+  writeSkill(root, "one");
+  const registry = createRegistry([{ path: root, origin: "global" }], { env: () => ({}) });
+  await registry.refresh();
+  const resolve = createScopeResolver(() => registry.snapshot(), {});
+  const plain = resolve({});
+  assert.equal(resolve(), plain);
+  assert.equal(resolve({ agentId: "a" }), resolve({ agentId: "a" }));
+  assert.notEqual(resolve({ agentId: "a" }), plain);
+  assert.notEqual(resolve({ projectId: "a" }), resolve({ agentId: "a" }));
+  const withExtras = { agentId: "a", compaction: "carry" } as { agentId: string };
+  assert.equal(resolve(withExtras), resolve({ agentId: "a" }), "keys other than the scope's are ignored");
+
+  await registry.refresh();
+  assert.equal(resolve({}), plain, "an unchanged refresh keeps the snapshot and so the cache");
+
+  writeSkill(root, "two");
+  await registry.refresh();
+  const fresh = resolve({});
+  assert.notEqual(fresh, plain);
+  assert.equal(fresh.version, plain.version + 1);
+  assert.deepEqual(fresh.list().map((s) => s.name), ["one", "two"]);
+  assert.deepEqual(plain.list().map((s) => s.name), ["one"], "a resolved registry keeps serving its own snapshot");
+});
+
+test("a scope's diagnostics leave out what only other agents' and projects' skills concern", async (t) => {
+  const root = tempDir(t);
+  const sources: SkillSource[] = [
+    { path: path.join(root, "global"), origin: "global" },
+    { path: path.join(root, "agent-a"), origin: "agent", agentId: "a" },
+    { path: path.join(root, "agent-b"), origin: "agent", agentId: "b" },
+  ];
+  writeSkill(sources[0]!.path, "x");
+  writeSkill(sources[1]!.path, "x");
+  fs.mkdirSync(path.join(sources[2]!.path, "broken-b"), { recursive: true });
+  fs.writeFileSync(path.join(sources[2]!.path, "broken-b", "SKILL.md"), "no frontmatter here\n");
+  const registry = createRegistry(sources, { env: () => ({}) });
+  await registry.refresh();
+  const resolve = createScopeResolver(() => registry.snapshot(), {});
+  const codes = (agentId?: string) => resolve(agentId === undefined ? {} : { agentId }).diagnostics().map((d) => d.code).sort();
+  assert.deepEqual(codes("a"), ["shadowed"]);
+  assert.equal(codes("b").length, 1);
+  assert.notEqual(codes("b")[0], "shadowed");
+  assert.deepEqual(codes(), []);
+  assert.equal(registry.snapshot().diagnostics.length, 2, "the whole snapshot has both");
+});
