@@ -35,7 +35,7 @@ export interface SkillRuntime {
   refresh(): Promise<RefreshOutcome>;
   /** The scoped registry of `(projectId?, agentId?)`; cached until the next snapshot. */
   registry(scope?: Scope): ScopedRegistryView;
-  /** Every diagnostic of the current snapshot: invalid skills, warnings, shadowed, loops, bounds. */
+  /** Every diagnostic of the current snapshot (invalid skills, warnings, shadowed, loops, bounds), plus unwatchable sources and a failed last refresh. */
   diagnostics(): Diagnostic[];
   snapshot(): RegistrySnapshot;
   stats(): RegistryStats;
@@ -81,7 +81,10 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
   return {
     refresh: () => registry.refresh(),
     registry: (scope) => resolve(scope),
-    diagnostics: () => [...registry.snapshot().diagnostics, ...(watcher?.diagnostics ?? [])],
+    diagnostics: () => {
+      const failure = registry.failure();
+      return [...registry.snapshot().diagnostics, ...(watcher?.diagnostics ?? []), ...(failure ? [failure] : [])];
+    },
     snapshot: () => registry.snapshot(),
     stats: () => registry.stats(),
     onChange: (listener) => registry.onChange(listener),

@@ -3,13 +3,11 @@ import path from "node:path";
 import type { Scope } from "../access/types.js";
 import { ConfigError, findConfigFile, loadConfigFile, type SkillportConfig } from "../config.js";
 import type { SkillSource } from "../registry/types.js";
-import { createSkillRuntime } from "../runtime.js";
+import { createSkillRuntime, type SkillRuntime } from "../runtime.js";
 import type { CommonOptions } from "./common-options.js";
 import { CliError, EXIT_USAGE } from "./exit.js";
 import type { CliOutput } from "./output.js";
 import { withProgress } from "./progress.js";
-
-export type SkillRuntime = Awaited<ReturnType<typeof createSkillRuntime>>;
 
 export interface CliContext {
   runtime: SkillRuntime;

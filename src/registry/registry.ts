@@ -42,6 +42,8 @@ export interface SkillRegistry {
    */
   refreshAfterChange(): Promise<RefreshOutcome>;
   stats(): RegistryStats;
+  /** Why the last refresh failed, while the snapshot from before it serves; null after a good one. */
+  failure(): Diagnostic | null;
   /** Called after every swap with the new snapshot; returns an unsubscribe function. */
   onChange(listener: (snapshot: RegistrySnapshot) => void): () => void;
   close(): Promise<void>;
@@ -78,6 +80,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
   let inFlight: Promise<RefreshOutcome> | null = null;
   let followUp: Promise<RefreshOutcome> | null = null;
   let closed = false;
+  let failure: Diagnostic | null = null;
   const stats: RegistryStats = { scans: 0, reads: 0, readsInWorkers: 0 };
 
   async function scan(): Promise<RefreshOutcome> {
@@ -188,7 +191,17 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
   function refresh(): Promise<RefreshOutcome> {
     if (closed) return Promise.resolve({ ok: false, snapshot: current, error: "registry is closed" });
     inFlight ??= scan()
-      .catch((error: unknown): RefreshOutcome => ({ ok: false, snapshot: current, error: error instanceof Error ? error.message : String(error) }))
+      .then(
+        (outcome) => {
+          failure = null;
+          return outcome;
+        },
+        (error: unknown): RefreshOutcome => {
+          const message = error instanceof Error ? error.message : String(error);
+          failure = diagnostic("", "error", "refresh_failed", `Refreshing skills failed (${message}); the registry serves the skills of the last good scan`);
+          return { ok: false, snapshot: current, error: message };
+        },
+      )
       .finally(() => {
         inFlight = null;
       });
@@ -207,6 +220,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       return followUp;
     },
     stats: () => ({ ...stats }),
+    failure: () => failure,
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

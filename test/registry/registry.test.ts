@@ -406,3 +406,22 @@ test("records are frozen all the way down; a throwing change listener does not u
   await new Promise((resolve) => setImmediate(resolve));
   assert.ok(warnings.some((w) => w.includes("listener bug")));
 });
+
+test("a refresh that fails keeps the last good snapshot serving and says why", async (t) => {
+  const root = tempDir(t);
+  writeSkill(root, "kept");
+  const registry = createRegistry([{ path: root, origin: "global" }], { env: () => ({}) });
+  await registry.refresh();
+  const good = registry.snapshot();
+  assert.equal(registry.failure(), null);
+  writeSkill(root, "never-seen");
+  // Closing while the scan runs makes it fail before its swap.
+  const running = registry.refresh();
+  await registry.close();
+  const outcome = await running;
+  assert.equal(outcome.ok, false);
+  assert.equal(outcome.snapshot, good);
+  assert.equal(registry.snapshot(), good);
+  assert.equal(registry.failure()?.code, "refresh_failed");
+  assert.deepEqual(names(registry.snapshot().skills), ["kept"]);
+});

@@ -32,7 +32,7 @@ export async function readCommand(name: string, filePath: string, options: Commo
       if (!options.json && "content" in envelope.data) out.data(envelope.data.content);
       return EXIT_OK;
     } finally {
-      await session.close();
+      session.close();
     }
   });
 }
