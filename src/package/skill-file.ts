@@ -22,7 +22,7 @@ export function locateSkillFile(dir: string): SkillFileLocation | null {
   return null;
 }
 
-function isFile(p: string): boolean {
+export function isFile(p: string): boolean {
   try {
     return fs.statSync(p).isFile();
   } catch {

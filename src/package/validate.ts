@@ -15,7 +15,7 @@ import * as path from "node:path";
 import { readFrontmatter } from "./frontmatter.js";
 import { MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH } from "./limits.js";
 import { nameProblems, normalizeName } from "./naming.js";
-import { locateSkillFile, readSkillFileSync } from "./skill-file.js";
+import { isFile, locateSkillFile, readSkillFileSync } from "./skill-file.js";
 
 export const STANDARD_FIELDS = ["allowed-tools", "compatibility", "description", "license", "metadata", "name"] as const;
 
@@ -94,12 +94,4 @@ function asText(v: unknown): string | null {
   if (v === null) return "";
   if (typeof v === "number" || typeof v === "boolean") return String(v);
   return null;
-}
-
-function isFile(p: string): boolean {
-  try {
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
 }

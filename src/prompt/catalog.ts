@@ -5,6 +5,7 @@
  * the same bytes, so the prompt prefix stays cache-stable across turns and processes.
  */
 import type { SkillInfo } from "../access/types.js";
+import { compareNames, ORIGIN_RANK } from "../registry/order.js";
 import type { Origin } from "../registry/types.js";
 import { escapeXml } from "./xml-escape.js";
 
@@ -15,8 +16,6 @@ export interface CatalogOptions {
   /** Upper bound on the output length in characters (Unicode code points). */
   budgetChars?: number;
 }
-
-const ORIGIN_RANK: Record<Origin, number> = { agent: 0, project: 1, global: 2, bundled: 3 };
 
 /**
  * Descriptions are never shortened below this many characters: past that point a description
@@ -36,10 +35,6 @@ interface Entry {
 
 type Omission = { style: "names" | "count"; names: string[] };
 
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 function codePoints(text: string): number {
   let count = 0;
   for (const _ of text) count += 1;
@@ -58,7 +53,7 @@ function ordered(skills: readonly SkillInfo[]): Entry[] {
     }))
     .sort(
       (a, b) =>
-        ORIGIN_RANK[a.origin] - ORIGIN_RANK[b.origin] || compareText(a.label, b.label) || compareText(a.name, b.name),
+        ORIGIN_RANK[a.origin] - ORIGIN_RANK[b.origin] || compareNames(a.label, b.label) || compareNames(a.name, b.name),
     );
 }
 

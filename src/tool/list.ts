@@ -1,8 +1,6 @@
 import type { ScopedRegistry } from "../access/types.js";
-import type { Origin } from "../registry/types.js";
+import { compareNames, ORIGIN_RANK } from "../registry/order.js";
 import type { ListData } from "./envelope.js";
-
-const ORIGIN_PRECEDENCE: readonly Origin[] = ["agent", "project", "global", "bundled"];
 
 type Group = ListData["skill_groups"][number];
 
@@ -18,7 +16,7 @@ export function listData(registry: ScopedRegistry): ListData {
     const sourceIndex = registry.get(skill.name)?.sourceIndex ?? Number.MAX_SAFE_INTEGER;
     let group = groups.get(key);
     if (!group) {
-      group = { origin: skill.origin, label: skill.label, skills: [], rank: ORIGIN_PRECEDENCE.indexOf(skill.origin), sourceIndex };
+      group = { origin: skill.origin, label: skill.label, skills: [], rank: ORIGIN_RANK[skill.origin], sourceIndex };
       groups.set(key, group);
     }
     group.sourceIndex = Math.min(group.sourceIndex, sourceIndex);
@@ -35,6 +33,3 @@ export function listData(registry: ScopedRegistry): ListData {
   };
 }
 
-function compareNames(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}

@@ -7,7 +7,7 @@ import { addCommonOptions, type CommonOptions } from "../common-options.js";
 import { EXIT_FAILURE_FOUND, EXIT_OK, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
 import { withRuntime } from "../runtime-context.js";
-import { byPrecedenceThenName } from "../skill-order.js";
+import { compareSkills } from "../../registry/order.js";
 
 export function registerDoctorCommand(program: Command, { out, run }: CommandHost): void {
   addCommonOptions(
@@ -40,7 +40,7 @@ export async function doctorCommand(options: CommonOptions, out: CliOutput): Pro
  */
 function requirementDiagnostics(registry: ScopedRegistry): Diagnostic[] {
   const found: Diagnostic[] = [];
-  for (const skill of [...registry.all()].sort(byPrecedenceThenName)) {
+  for (const skill of [...registry.all()].sort(compareSkills)) {
     const availability = registry.availability(skill.name);
     if (availability?.status === "unavailable") {
       found.push(diagnostic(skill.dir, "warning", "requirements_unmet", `skill '${skill.name}' is unavailable here: missing ${availability.missing.join(", ")}`));

@@ -6,7 +6,7 @@ import { addCommonOptions, type CommonOptions } from "../common-options.js";
 import { EXIT_OK, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
 import { withRuntime } from "../runtime-context.js";
-import { byPrecedenceThenName } from "../skill-order.js";
+import { compareSkills } from "../../registry/order.js";
 
 const DESCRIPTION_WIDTH = 100;
 
@@ -48,7 +48,7 @@ export interface ListEntry {
 
 function listEntries(registry: ScopedRegistry): ListEntry[] {
   const visible = new Set(registry.list().map((s) => s.name));
-  return [...registry.all()].sort(byPrecedenceThenName).map((skill) => ({
+  return [...registry.all()].sort(compareSkills).map((skill) => ({
     name: skill.name,
     description: skill.description,
     origin: skill.origin,
