@@ -7,21 +7,29 @@ import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "./diagnostic.js";
 import { readFrontmatter } from "./frontmatter.js";
 import { buildManifest } from "./manifest.js";
-import { locateSkillFile, readSkillFileSync } from "./skill-file.js";
+import { readSkillFileSync } from "./skill-file.js";
 import type { FileStamp, LoadResult } from "./types.js";
 
 export function loadSkillSync(dir: string): LoadResult {
   const abs = path.resolve(dir);
-  const located = locateSkillFile(abs);
-  if (!located) {
-    return { skill: null, diagnostics: [diagnostic(abs, "error", "skill_file_missing", "Missing required file: SKILL.md")] };
+  // Open first and look for the lowercase name only when that fails: on a large tree a
+  // separate stat per skill costs as much as parsing its frontmatter.
+  let file = path.join(abs, "SKILL.md");
+  let read = readSkillFileSync(file);
+  let lowercase = false;
+  if (!read.ok && read.code === "skill_file_missing") {
+    file = path.join(abs, "skill.md");
+    read = readSkillFileSync(file);
+    lowercase = true;
+    if (!read.ok && read.code === "skill_file_missing") {
+      return { skill: null, diagnostics: [diagnostic(abs, "error", "skill_file_missing", "Missing required file: SKILL.md")] };
+    }
   }
-  const read = readSkillFileSync(located.file);
-  if (!read.ok) return { skill: null, diagnostics: [diagnostic(located.file, "error", read.code, read.message)] };
-  const result = loadSkillFile(located.file, abs, read.text, read.stamp);
-  if (located.lowercase) {
+  if (!read.ok) return { skill: null, diagnostics: [diagnostic(file, "error", read.code, read.message)] };
+  const result = loadSkillFile(file, abs, read.text, read.stamp);
+  if (lowercase) {
     result.diagnostics.unshift(
-      diagnostic(located.file, "warning", "skill_file_lowercase", "Found skill.md; the standard name is SKILL.md (rename it)"),
+      diagnostic(file, "warning", "skill_file_lowercase", "Found skill.md; the standard name is SKILL.md (rename it)"),
     );
   }
   return result;

@@ -6,7 +6,7 @@
  */
 import { diagnostic, type Diagnostic } from "./diagnostic.js";
 import { MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH } from "./limits.js";
-import { nameProblems, normalizeName } from "./naming.js";
+import { codePointLength, exceedsCodePoints, nameProblems, normalizeName } from "./naming.js";
 import { parseRequirements } from "./requirements.js";
 import type { SkillManifest } from "./types.js";
 
@@ -37,16 +37,16 @@ export function buildManifest(raw: Record<string, unknown>, skillFile: string, d
   if (name !== null) {
     for (const problem of nameProblems(name, dirName)) warn(problem.code, problem.message);
   }
-  if (description !== null && [...description].length > MAX_DESCRIPTION_LENGTH) {
-    warn("description_too_long", `Description exceeds ${MAX_DESCRIPTION_LENGTH} character limit (${[...description].length} chars)`);
+  if (description !== null && exceedsCodePoints(description, MAX_DESCRIPTION_LENGTH)) {
+    warn("description_too_long", `Description exceeds ${MAX_DESCRIPTION_LENGTH} character limit (${codePointLength(description)} chars)`);
   }
 
   const license = optionalString(raw, "license", warn);
   const compatibility = optionalString(raw, "compatibility", warn);
-  if (compatibility !== undefined && [...compatibility].length > MAX_COMPATIBILITY_LENGTH) {
+  if (compatibility !== undefined && exceedsCodePoints(compatibility, MAX_COMPATIBILITY_LENGTH)) {
     warn(
       "compatibility_too_long",
-      `Compatibility exceeds ${MAX_COMPATIBILITY_LENGTH} character limit (${[...compatibility].length} chars)`,
+      `Compatibility exceeds ${MAX_COMPATIBILITY_LENGTH} character limit (${codePointLength(compatibility)} chars)`,
     );
   }
 

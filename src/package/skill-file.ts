@@ -76,5 +76,6 @@ export function readSkillFileSync(file: string): SkillFileRead {
 
 function ioFailure(e: unknown, file: string): SkillFileRead {
   const err = e as NodeJS.ErrnoException;
+  if (err.code === "ENOENT" || err.code === "ENOTDIR") return { ok: false, code: "skill_file_missing", message: "Missing required file: SKILL.md" };
   return { ok: false, code: "skill_file_unreadable", message: `Cannot read ${file}: ${err.code ?? err.message}` };
 }

@@ -14,7 +14,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { readFrontmatter } from "./frontmatter.js";
 import { MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH } from "./limits.js";
-import { nameProblems, normalizeName } from "./naming.js";
+import { codePointLength, exceedsCodePoints, nameProblems, normalizeName } from "./naming.js";
 import { isFile, locateSkillFile, readSkillFileSync } from "./skill-file.js";
 
 export const STANDARD_FIELDS = ["allowed-tools", "compatibility", "description", "license", "metadata", "name"] as const;
@@ -64,16 +64,16 @@ export function validateFrontmatter(data: Record<string, unknown>, dirName: stri
   else {
     const description = asText(data.description);
     if (description === null || description.trim() === "") errors.push("Field 'description' must be a non-empty string");
-    else if ([...description].length > MAX_DESCRIPTION_LENGTH) {
-      errors.push(`Description exceeds ${MAX_DESCRIPTION_LENGTH} character limit (${[...description].length} chars)`);
+    else if (exceedsCodePoints(description, MAX_DESCRIPTION_LENGTH)) {
+      errors.push(`Description exceeds ${MAX_DESCRIPTION_LENGTH} character limit (${codePointLength(description)} chars)`);
     }
   }
 
   if ("compatibility" in data) {
     const compatibility = asText(data.compatibility);
     if (compatibility === null) errors.push("Field 'compatibility' must be a string");
-    else if ([...compatibility].length > MAX_COMPATIBILITY_LENGTH) {
-      errors.push(`Compatibility exceeds ${MAX_COMPATIBILITY_LENGTH} character limit (${[...compatibility].length} chars)`);
+    else if (exceedsCodePoints(compatibility, MAX_COMPATIBILITY_LENGTH)) {
+      errors.push(`Compatibility exceeds ${MAX_COMPATIBILITY_LENGTH} character limit (${codePointLength(compatibility)} chars)`);
     }
   }
 

@@ -233,7 +233,7 @@ test("a FIFO named SKILL.md does not hang the load", { skip: process.platform ==
   fs.mkdirSync(dir);
   const made = spawnSync("mkfifo", [path.join(dir, "SKILL.md")]);
   if (made.status !== 0) return;
-  assert.deepEqual(codes(dir), ["error:skill_file_missing"]);
+  assert.deepEqual(codes(dir), ["error:skill_file_not_regular"]);
 });
 
 test("resources: scripts absolute, references and assets relative, dot entries skipped, bounded", () => {

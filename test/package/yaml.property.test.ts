@@ -58,7 +58,10 @@ test("no parser tier reads a document differently from the yaml package", () => 
       const ours = parseYaml(text);
       // Refusing an odd document (with a message) is allowed; reading it differently is not.
       if (!ours.ok) return;
-      assert.deepEqual(ours.value ?? null, expected ?? null, JSON.stringify(text));
+      // Through JSON: `-0` is an integer zero to one parser and negative zero to the other, and no
+      // frontmatter consumer can tell them apart.
+      const plain = (v: unknown) => JSON.parse(JSON.stringify(v ?? null));
+      assert.deepEqual(plain(ours.value), plain(expected), JSON.stringify(text));
     }),
     { numRuns: 5000 },
   );
