@@ -17,6 +17,8 @@ export interface LoaderOutcome {
   kind: LoaderDefinition["kind"];
   /** Set when the loader could not run; the reason is shown in the report. */
   skipped?: string;
+  /** The first load of the process (the warm-up): module code cold, worker threads not started. */
+  first: TimedRun | null;
   runs: TimedRun[];
   found: number;
   /** Skills whose description matches a full YAML parse; null when the loader keeps none. */
@@ -35,9 +37,10 @@ async function loaderById(id: string): Promise<LoaderDefinition | undefined> {
 }
 
 /** A warm-up load, then `runs` timed loads, each released before the next. */
-async function timeLoads(load: LoadTree, tree: BenchTree, runs: number): Promise<{ runs: TimedRun[]; found: number }> {
-  const warm = await load(tree);
-  await warm.release?.();
+async function timeLoads(load: LoadTree, tree: BenchTree, runs: number): Promise<{ first: TimedRun; runs: TimedRun[]; found: number }> {
+  let warm: LoadedCatalog | undefined;
+  const first = await timed(async () => void (warm = await load(tree)));
+  await warm!.release?.();
   const result: TimedRun[] = [];
   let found = 0;
   for (let i = 0; i < runs; i++) {
@@ -46,7 +49,7 @@ async function timeLoads(load: LoadTree, tree: BenchTree, runs: number): Promise
     found = loaded!.count;
     await loaded!.release?.();
   }
-  return { runs: result, found };
+  return { first, runs: result, found };
 }
 
 /**
@@ -86,6 +89,7 @@ async function main(): Promise<void> {
     label: definition.label,
     what: definition.what,
     kind: definition.kind,
+    first: null,
     runs: [],
     found: 0,
     correct: null,
@@ -107,6 +111,7 @@ async function main(): Promise<void> {
   collectGarbage();
   outcome.rssBeforeBytes = process.memoryUsage().rss;
   const timedRuns = await timeLoads(load, tree, runs);
+  outcome.first = timedRuns.first;
   outcome.runs = timedRuns.runs;
   outcome.found = timedRuns.found;
   const retained = await measureRetained(load, tree);

@@ -15,11 +15,11 @@ export function loadSkillSync(dir: string): LoadResult {
   // Open first and look for the lowercase name only when that fails: on a large tree a
   // separate stat per skill costs as much as parsing its frontmatter.
   let file = path.join(abs, "SKILL.md");
-  let read = readSkillFileSync(file);
+  let read = readSkillFileSync(file, { headOnly: true });
   let lowercase = false;
   if (!read.ok && read.code === "skill_file_missing") {
     file = path.join(abs, "skill.md");
-    read = readSkillFileSync(file);
+    read = readSkillFileSync(file, { headOnly: true });
     lowercase = true;
     if (!read.ok && read.code === "skill_file_missing") {
       return { skill: null, diagnostics: [diagnostic(abs, "error", "skill_file_missing", "Missing required file: SKILL.md")] };

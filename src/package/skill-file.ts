@@ -38,7 +38,16 @@ export function stampOf(stat: fs.Stats): FileStamp {
   return { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
 }
 
-export function readSkillFileSync(file: string): SkillFileRead {
+export interface ReadOptions {
+  /**
+   * Decode only through the line that closes the frontmatter. The whole file is still
+   * checked to be UTF-8, but a loader that wants metadata does not pay to decode (and later
+   * collect) a body it will not keep.
+   */
+  headOnly?: boolean;
+}
+
+export function readSkillFileSync(file: string, options: ReadOptions = {}): SkillFileRead {
   let fd: number;
   try {
     // O_NONBLOCK: a FIFO planted as SKILL.md must not hang the scan; fstat below refuses it.
@@ -66,12 +75,33 @@ export function readSkillFileSync(file: string): SkillFileRead {
     }
     const bytes = buf.subarray(0, length);
     if (!isUtf8(bytes)) return { ok: false, code: "skill_file_not_utf8", message: "SKILL.md is not valid UTF-8" };
-    return { ok: true, text: bytes.toString("utf8"), stamp: stampOf(stat) };
+    const end = options.headOnly ? frontmatterEnd(bytes) : bytes.length;
+    return { ok: true, text: bytes.toString("utf8", 0, end), stamp: stampOf(stat) };
   } catch (e) {
     return ioFailure(e, file);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+const NEWLINE_FENCE = Buffer.from("\n---");
+
+/**
+ * Byte offset just past the first `---` line after the first line, or the file length when
+ * there is none. Only a hint of where to stop decoding: `splitFrontmatter` still decides what
+ * the frontmatter is, and this accepts every line it would accept as a fence.
+ */
+function frontmatterEnd(bytes: Buffer): number {
+  let at = bytes.indexOf(NEWLINE_FENCE);
+  while (at !== -1) {
+    let i = at + NEWLINE_FENCE.length;
+    while (i < bytes.length && (bytes[i] === 0x20 || bytes[i] === 0x09)) i++;
+    if (i < bytes.length && bytes[i] === 0x0d) i++;
+    if (i >= bytes.length) return bytes.length;
+    if (bytes[i] === 0x0a) return i + 1;
+    at = bytes.indexOf(NEWLINE_FENCE, at + 1);
+  }
+  return bytes.length;
 }
 
 function ioFailure(e: unknown, file: string): SkillFileRead {

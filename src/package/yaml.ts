@@ -2,15 +2,16 @@
  * Safe YAML for frontmatter (SPEC §1): unique keys, bounded aliases and depth, no tag that
  * constructs code.
  *
- * Three tiers, all giving YAML 1.2 core-schema results:
- * 1. A flat fast path for the common shape (`key: plain or simply-quoted scalar` lines). It
- *    accepts only text whose meaning is unambiguous and hands anything else down, so it can
- *    never disagree with a real parser (a property test checks that against `yaml`).
- * 2. js-yaml with its core schema when the text holds no anchor, alias or tag: about 3× faster
- *    than `yaml`, and without aliases there is nothing to bound.
- * 3. `yaml` with `maxAliasCount` otherwise: a "billion laughs" document fails fast there.
+ * Two tiers, both giving YAML 1.2 core-schema results:
+ * 1. A fast path for the common shape (scalar lines, simple block scalars, one nested map) —
+ *    every skill of the real corpus and of the benchmark trees. It accepts only text whose
+ *    meaning is unambiguous and hands anything else down, so it can never read a document
+ *    differently from a real parser (a property test checks that against `yaml`).
+ * 2. `yaml` for everything else, with `maxAliasCount` (a "billion laughs" document fails fast),
+ *    unique keys, and unknown tags refused. One full parser, so the rare document that needs
+ *    it is read exactly one way; js-yaml is faster but reads whitespace-only lines of block
+ *    scalars differently, and a skill must not mean two things.
  */
-import jsYaml from "js-yaml";
 import { parseDocument } from "yaml";
 import { MAX_YAML_ALIASES, MAX_YAML_DEPTH } from "./limits.js";
 
@@ -21,7 +22,7 @@ export type YamlResult =
 export function parseYaml(text: string): YamlResult {
   const fast = parseFlat(text);
   if (fast) return { ok: true, value: fast };
-  const result = mayHoldAlias(text) ? parseWithYaml(text) : parseWithJsYaml(text);
+  const result = parseWithYaml(text);
   if (!result.ok) return result;
   const depthError = checkDepth(result.value);
   return depthError ? { ok: false, message: depthError } : result;
@@ -46,25 +47,50 @@ export function quotePlainScalarsWithColons(text: string): string | null {
 }
 
 const FLAT_KEY = /^([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*?))?[ ]*\r?$/;
+const NESTED_KEY = /^( +)([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*?))?[ ]*\r?$/;
 // Plain scalars that the core schema would read as something other than a string.
 const NON_STRING = /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[-+]?[0-9.][\s\S]*)$/;
 // First characters that start YAML syntax rather than a plain scalar.
 const INDICATOR = /^[-?:,[\]{}#&*!|>'"%@`]/;
+const BLOCK_HEADER = /^([|>])(-?)$/;
 
-function parseFlat(text: string): Record<string, string> | null {
-  const out: Record<string, string> = {};
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf("\n", start);
-    if (end === -1) end = text.length;
-    const line = text.slice(start, end);
-    start = end + 1;
-    if (line.trim() === "" || line.startsWith("#")) continue;
+/**
+ * The fast tier: top-level `key: scalar` lines, simple block scalars (`|`, `|-`, `>`, `>-` with
+ * uniformly indented lines and no blank line inside), and one level of `key:` followed by
+ * indented `key: scalar` lines (the usual `metadata:` map). Returns null — "not mine, ask a real
+ * parser" — for anything else, so it never has to know YAML's harder corners.
+ */
+export function parseFlat(text: string): Record<string, unknown> | null {
+  const lines = text.split("\n");
+  const out: Record<string, unknown> = {};
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i]!;
+    if (isBlank(line) || line.startsWith("#")) {
+      i++;
+      continue;
+    }
     const m = FLAT_KEY.exec(line);
     if (!m) return null;
     const key = m[1]!;
     const raw = m[2];
-    if (raw === undefined || raw === "" || Object.hasOwn(out, key) || key === "__proto__") return null;
+    if (Object.hasOwn(out, key) || key === "__proto__") return null;
+    i++;
+    if (raw === undefined || raw === "") {
+      const nested = readNestedMapping(lines, i);
+      if (!nested) return null;
+      out[key] = nested.value;
+      i = nested.next;
+      continue;
+    }
+    const header = BLOCK_HEADER.exec(raw);
+    if (header) {
+      const block = readBlockScalar(lines, i, header[1] === "|", header[2] === "-");
+      if (!block) return null;
+      out[key] = block.value;
+      i = block.next;
+      continue;
+    }
     const value = flatScalar(raw);
     if (value === null) return null;
     out[key] = value;
@@ -73,11 +99,137 @@ function parseFlat(text: string): Record<string, string> | null {
   return Object.keys(out).length > 0 ? out : null;
 }
 
+function isBlank(line: string): boolean {
+  return line.trim() === "";
+}
+
+function indentOf(line: string): number {
+  let n = 0;
+  while (line.charCodeAt(n) === 32) n++;
+  return n;
+}
+
+/** Lines after `start` up to the next line indented less than the block, blank tails allowed. */
+function blockLines(lines: string[], start: number): { body: string[]; indent: number; next: number } | null {
+  let i = start;
+  const body: string[] = [];
+  let indent = -1;
+  while (i < lines.length) {
+    const line = lines[i]!.endsWith("\r") ? lines[i]!.slice(0, -1) : lines[i]!;
+    if (isBlank(line)) {
+      // Spaces on a blank line can be content of a literal block; leave such lines to a real parser.
+      if (line !== "") return null;
+      // A blank line inside the block changes folding; one that only precedes the end does not.
+      let j = i + 1;
+      while (j < lines.length && lines[j] === "") j++;
+      if (j < lines.length && indentOf(lines[j]!) >= Math.max(indent, 1)) return null;
+      i = j;
+      break;
+    }
+    const n = indentOf(line);
+    if (indent === -1) {
+      if (n === 0) return null;
+      indent = n;
+    }
+    if (n < indent) break;
+    if (n > indent || line.includes("\t")) return null;
+    body.push(line.slice(n));
+    i++;
+  }
+  if (body.length === 0) return null;
+  return { body, indent, next: i };
+}
+
+function readBlockScalar(lines: string[], start: number, literal: boolean, strip: boolean): { value: string; next: number } | null {
+  const block = blockLines(lines, start);
+  if (!block) return null;
+  // Folding would treat a line with trailing blanks specially only in edge cases; keep them out.
+  if (!literal && block.body.some((l) => l.endsWith(" "))) return null;
+  const value = block.body.join(literal ? "\n" : " ");
+  return { value: strip ? value : `${value}\n`, next: block.next };
+}
+
+function readNestedMapping(lines: string[], start: number): { value: Record<string, string>; next: number } | null {
+  const value: Record<string, string> = {};
+  let indent = -1;
+  let i = start;
+  for (; i < lines.length; i++) {
+    const line = lines[i]!;
+    // A blank line ends the map; indented lines after it make the caller hand the text down.
+    if (isBlank(line)) break;
+    const n = indentOf(line);
+    if (n === 0) break;
+    const m = NESTED_KEY.exec(line);
+    if (!m) return null;
+    if (indent === -1) indent = n;
+    if (n !== indent) return null;
+    const key = m[2]!;
+    const raw = m[3];
+    if (raw === undefined || raw === "" || Object.hasOwn(value, key) || key === "__proto__") return null;
+    const scalar = flatScalar(raw);
+    if (scalar === null) return null;
+    value[key] = scalar;
+  }
+  if (indent === -1) return null;
+  return { value, next: i };
+}
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  "0": "\0",
+  a: "\x07",
+  b: "\b",
+  t: "\t",
+  "\t": "\t",
+  n: "\n",
+  v: "\v",
+  f: "\f",
+  r: "\r",
+  e: "\x1b",
+  " ": " ",
+  '"': '"',
+  "/": "/",
+  "\\": "\\",
+  N: "\u0085",
+  _: "\u00a0",
+  L: "\u2028",
+  P: "\u2029",
+};
+const HEX_LENGTH: Readonly<Record<string, number>> = { x: 2, u: 4, U: 8 };
+
+/** A one-line double-quoted scalar's value, or null for anything YAML would refuse. */
+function unescapeDoubleQuoted(inner: string): string | null {
+  if (!inner.includes("\\")) return inner;
+  let out = "";
+  for (let i = 0; i < inner.length; i++) {
+    const c = inner[i]!;
+    if (c !== "\\") {
+      out += c;
+      continue;
+    }
+    const e = inner[++i];
+    if (e === undefined) return null;
+    const simple = ESCAPES[e];
+    if (simple !== undefined) {
+      out += simple;
+      continue;
+    }
+    const len = HEX_LENGTH[e];
+    if (len === undefined) return null;
+    const hex = inner.slice(i + 1, i + 1 + len);
+    if (!new RegExp(`^[0-9A-Fa-f]{${len}}$`).test(hex)) return null;
+    const code = parseInt(hex, 16);
+    if (code > 0x10ffff) return null;
+    out += String.fromCodePoint(code);
+    i += len;
+  }
+  return out;
+}
+
 function flatScalar(raw: string): string | null {
   if (raw.includes("\t")) return null;
   if (raw.startsWith('"')) {
-    const m = /^"([^"\\]*)"(?:[ ]+#.*)?$/.exec(raw);
-    return m ? m[1]! : null;
+    const m = /^"((?:[^"\\]|\\.)*)"(?:[ ]+#.*)?$/.exec(raw);
+    return m ? unescapeDoubleQuoted(m[1]!) : null;
   }
   if (raw.startsWith("'")) {
     const m = /^'((?:[^']|'')*)'(?:[ ]+#.*)?$/.exec(raw);
@@ -88,37 +240,15 @@ function flatScalar(raw: string): string | null {
   return raw;
 }
 
-// An anchor, alias or tag starts a token: at a line start, after a blank or a flow indicator.
-// ("R&D" or "Done!" do not match; they stay on the fast tiers.)
-const ALIAS_OR_TAG = /(?:^|[\s,[{:-])[&*!]|<</m;
-
-/**
- * Anchors and aliases need `yaml`'s alias bound; tags go there too, because `yaml` resolves
- * the rare non-specific `!` exactly as YAML 1.2 says and js-yaml does not.
- */
-function mayHoldAlias(text: string): boolean {
-  return ALIAS_OR_TAG.test(text);
-}
-
-function parseWithJsYaml(text: string): YamlResult {
-  try {
-    // CORE_SCHEMA: no timestamps, binaries or merge keys, and no tag that builds objects; the
-    // same meaning `yaml` gives, so which tier parsed a file never shows.
-    return { ok: true, value: jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA, json: false }) };
-  } catch (e) {
-    const err = e as { reason?: string; message?: string; mark?: { line?: number } };
-    const line = err.mark?.line;
-    return { ok: false, message: (err.reason ?? err.message ?? String(e)).trim(), ...(line !== undefined ? { line } : {}) };
-  }
-}
-
 function parseWithYaml(text: string): YamlResult {
   try {
     const doc = parseDocument(text, { version: "1.2", schema: "core", uniqueKeys: true, merge: false, prettyErrors: true, logLevel: "silent" });
     const problem = doc.errors[0] ?? doc.warnings.find((w) => w.code === "TAG_RESOLVE_FAILED");
     if (problem) {
       const line = problem.linePos?.[0]?.line;
-      return { ok: false, message: problem.message.split("\n")[0]!, ...(line !== undefined ? { line: line - 1 } : {}) };
+      // The position is reported by the caller in SKILL.md lines; drop yaml's frontmatter-relative one.
+      const message = problem.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+      return { ok: false, message, ...(line !== undefined ? { line: line - 1 } : {}) };
     }
     return { ok: true, value: doc.toJS({ maxAliasCount: MAX_YAML_ALIASES }) };
   } catch (e) {

@@ -104,7 +104,7 @@ test("duplicate keys are refused", () => {
   const dir = rawSkill("dupes", "---\nname: dupes\ndescription: a\ndescription: b\n---\n");
   const result = loadSkillSync(dir);
   assert.equal(result.skill, null);
-  assert.match(result.diagnostics[0]!.message, /duplicat/i);
+  assert.match(result.diagnostics[0]!.message, /unique|duplicat/i);
   assert.match(result.diagnostics[0]!.message, /line 4/);
 });
 

@@ -314,3 +314,26 @@ test("10,000 files in one references/: the listing is bounded and says so, and c
   assert.equal((last.data as FileLoadedData).content, "note 9999\n", "a file beyond the listed ones is still readable");
   assert.deepEqual(listedNames(await session.call({})), ["crowded"]);
 });
+
+test("a SKILL.md swapped for a FIFO after load: calls answer at once, a rescan drops the skill", { skip: process.platform === "win32" }, async (t) => {
+  const root = realTempDir("fifo-swap");
+  const skills = path.join(root, "skills");
+  const dir = writeSkillDir(skills, "swapped");
+  writeSkillDir(skills, "plain");
+  const runtime = await runtimeOver([skills], root);
+  t.after(() => runtime.close());
+  fs.rmSync(path.join(dir, "SKILL.md"));
+  assert.equal(spawnSync("mkfifo", [path.join(dir, "SKILL.md")]).status, 0);
+
+  const session = runtime.session({ log: false });
+  for (const args of [{ name: "swapped" }, { name: "swapped", file_path: "SKILL.md" }]) {
+    const envelope = await withinBound(session.call(args), `${JSON.stringify(args)} on a FIFO`);
+    assertEnvelope(envelope);
+    assert.equal(envelope.error?.code, "skill_read_error");
+    assert.equal(envelope.error?.reason, "not_a_file");
+  }
+  const outcome = await withinBound(runtime.refresh(), "a rescan meeting a FIFO SKILL.md");
+  assert.equal(outcome.ok, true);
+  assert.deepEqual(runtime.registry().list().map((s) => s.name), ["plain"]);
+  assert.ok(runtime.diagnostics().some((d) => d.path.startsWith(dir)), "the FIFO is reported");
+});
