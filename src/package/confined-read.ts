@@ -120,7 +120,12 @@ export async function readConfinedFile(
   }
 }
 
-function isInside(dir: string, target: string): boolean {
+/**
+ * Component-wise containment of a real path in a real directory: `/s/a-evil` is not inside
+ * `/s/a`, and the directory itself is not "inside" (it is not a file of the skill). The one
+ * containment rule; the resource listing uses it too, so it never lists what a read refuses.
+ */
+export function isInside(dir: string, target: string): boolean {
   const rel = path.relative(dir, target);
   if (rel === "" || path.isAbsolute(rel)) return false;
   return rel !== ".." && !rel.startsWith(`..${path.sep}`);

@@ -144,7 +144,7 @@ function readMetadata(v: unknown, warn: (c: string, m: string) => void): Record<
 function toolList(raw: Record<string, unknown>, key: string, warn: (c: string, m: string) => void): string[] | null {
   if (!(key in raw) || raw[key] === null) return null;
   const v = raw[key];
-  if (typeof v === "string") return v.split(/[\s,]+/).filter((t) => t !== "");
+  if (typeof v === "string") return splitToolList(v);
   if (Array.isArray(v)) {
     const names = v.filter((t): t is string => typeof t === "string" && t.trim() !== "").map((t) => t.trim());
     if (names.length !== v.length) warn("field_type", `Field '${key}' list items must all be non-empty strings; others ignored`);
@@ -152,6 +152,26 @@ function toolList(raw: Record<string, unknown>, key: string, warn: (c: string, m
   }
   warn("field_type", `Field '${key}' must be either a string or a list of strings; ignored`);
   return null;
+}
+
+/**
+ * Splits on blanks and commas outside parentheses: Claude Code's patterns such as
+ * `Bash(git add:*)` hold blanks, and cutting them would pre-approve nonsense tools.
+ */
+export function splitToolList(text: string): string[] {
+  const tools: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const c of text) {
+    if (c === "(") depth++;
+    else if (c === ")") depth = Math.max(0, depth - 1);
+    if (depth === 0 && (c === "," || /\s/.test(c))) {
+      if (current !== "") tools.push(current);
+      current = "";
+    } else current += c;
+  }
+  if (current !== "") tools.push(current);
+  return tools;
 }
 
 function nested(v: unknown, key: string): unknown {

@@ -3,9 +3,12 @@
  * bounded (depth 5, 500 entries), skipping dot-entries and `node_modules`. Scripts are absolute
  * (the model runs them directly); references and assets are skill-relative (the model reads
  * them through the tool). Symlinked directories are not descended: a listing must not loop.
+ * A symlink whose target lies outside the skill's real directory is left out: the listing
+ * must not offer a file that a confined read would refuse.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { isInside } from "./confined-read.js";
 
 export const RESOURCE_DIRS = ["scripts", "references", "assets"] as const;
 export const MAX_RESOURCE_DEPTH = 5;
@@ -22,7 +25,22 @@ export interface ResourceListing {
 export function listResources(dir: string): ResourceListing {
   const listing: ResourceListing = { scripts: [], references: [], assets: [], truncated: false };
   let budget = MAX_RESOURCE_ENTRIES;
+  let realDir: string;
+  try {
+    realDir = fs.realpathSync(dir);
+  } catch {
+    return listing;
+  }
+  const confined = (rel: string): boolean => {
+    try {
+      return isInside(realDir, fs.realpathSync(path.join(dir, rel)));
+    } catch {
+      return false;
+    }
+  };
   for (const top of RESOURCE_DIRS) {
+    // `references` itself may be a symlink; only a target inside the skill counts.
+    if (!confined(top)) continue;
     const found: string[] = [];
     const walk = (rel: string, depth: number): void => {
       let entries: fs.Dirent[];
@@ -39,7 +57,7 @@ export function listResources(dir: string): ResourceListing {
         let isFile = entry.isFile();
         if (entry.isSymbolicLink()) {
           try {
-            isFile = fs.statSync(path.join(dir, childRel)).isFile();
+            isFile = confined(childRel) && fs.statSync(path.join(dir, childRel)).isFile();
           } catch {
             isFile = false;
           }

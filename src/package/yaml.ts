@@ -29,21 +29,46 @@ export function parseYaml(text: string): YamlResult {
 }
 
 /**
- * Quotes plain scalars that contain `: ` on top-level `key: value` lines — the most common
- * authoring mistake (`description: Use when: the user asks`). Returns null when no line
- * needed it, so the caller knows a retry would change nothing.
+ * Quotes plain scalars that contain `: ` — the most common authoring mistake
+ * (`description: Use when: the user asks`). Handles keys at any indentation (a `metadata:`
+ * entry) and plain values wrapped onto more-indented lines, which YAML folds into one line
+ * with single spaces; a ` #` comment stays a comment. Returns null when no line needed it, so
+ * the caller knows a retry would change nothing.
  */
 export function quotePlainScalarsWithColons(text: string): string | null {
+  const lines = text.split("\n");
+  const out: string[] = [];
   let changed = false;
-  const lines = text.split("\n").map((line) => {
-    const m = /^([A-Za-z0-9_-]+):[ \t]+(.*?)(\r?)$/.exec(line);
-    if (!m) return line;
-    const value = m[2]!;
-    if (!value.includes(": ") || /^["'|>[{&*!%@`#]/.test(value)) return line;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const m = /^( *)([A-Za-z0-9_-]+):[ \t]+(.*?)(\r?)$/.exec(line);
+    if (!m || /^["'|>[{&*!%@`#]/.test(m[3]!)) {
+      out.push(line);
+      continue;
+    }
+    const indent = m[1]!.length;
+    const parts = [m[3]!];
+    let j = i + 1;
+    while (j < lines.length && lines[j]!.trim() !== "" && indentOf(lines[j]!) > indent) {
+      parts.push(lines[j]!.trim());
+      j++;
+    }
+    let value = parts.map((p) => p.trim()).join(" ");
+    let comment = "";
+    const hash = value.indexOf(" #");
+    if (hash !== -1) {
+      comment = value.slice(hash);
+      value = value.slice(0, hash).trimEnd();
+    }
+    if (!value.includes(": ")) {
+      out.push(line);
+      continue;
+    }
     changed = true;
-    return `${m[1]}: "${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"${m[3]}`;
-  });
-  return changed ? lines.join("\n") : null;
+    out.push(`${m[1]}${m[2]}: "${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"${comment}${m[4]}`);
+    i = j - 1;
+  }
+  return changed ? out.join("\n") : null;
 }
 
 const FLAT_KEY = /^([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*?))?[ ]*\r?$/;

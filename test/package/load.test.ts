@@ -153,6 +153,17 @@ test("a plain value containing ': ' loads with a warning after one quoting retry
   assert.deepEqual(diagnostics.map((d) => d.code), ["yaml_quoted_retry"]);
 });
 
+test("the quoting retry covers wrapped values, nested keys and trailing comments", () => {
+  const dir = rawSkill(
+    "colon-wrapped",
+    "---\nname: colon-wrapped\ndescription: Use when: the user asks\n  for a commit message # note\nmetadata:\n  short-description: Use when: asked\n---\n",
+  );
+  const { skill, diagnostics } = loadSkillSync(dir);
+  assert.equal(skill!.description, "Use when: the user asks for a commit message");
+  assert.deepEqual(skill!.manifest.metadata, { "short-description": "Use when: asked" });
+  assert.deepEqual(diagnostics.map((d) => d.code), ["yaml_quoted_retry"]);
+});
+
 test("lenient load: name problems are warnings, missing description is an error", () => {
   assert.deepEqual(codes(writeSkill(root, "Some_Dir", "name: Some_Name\ndescription: d")), [
     "warning:name_case",
@@ -178,7 +189,7 @@ test("fields: allowed-tools string or list, tools, disable-model-invocation, ext
     [
       "name: fields",
       "description: d",
-      "allowed-tools: Bash(git:*), Read  Write",
+      "allowed-tools: Bash(git add:*), Read  Write",
       "tools: bash",
       "disable-model-invocation: true",
       "argument-hint: '[file]'",
@@ -188,7 +199,8 @@ test("fields: allowed-tools string or list, tools, disable-model-invocation, ext
     ].join("\n"),
   );
   const { skill, diagnostics } = loadSkillSync(dir);
-  assert.deepEqual(skill!.manifest.allowedTools, ["Bash(git:*)", "Read", "Write"]);
+  // Blanks inside a pattern's parentheses do not split it.
+  assert.deepEqual(skill!.manifest.allowedTools, ["Bash(git add:*)", "Read", "Write"]);
   assert.deepEqual(skill!.manifest.tools, ["bash"]);
   assert.equal(skill!.manifest.disableModelInvocation, true);
   assert.deepEqual(skill!.manifest.extra, { "argument-hint": "[file]" });
@@ -197,6 +209,21 @@ test("fields: allowed-tools string or list, tools, disable-model-invocation, ext
   const listDir = writeSkill(root, "tool-list", "name: tool-list\ndescription: d\nallowed-tools: [Read, Grep]\ntools: [read, grep]");
   assert.deepEqual(loadSkillSync(listDir).skill!.manifest.allowedTools, ["Read", "Grep"]);
   assert.deepEqual(loadSkillSync(listDir).skill!.manifest.tools, ["read", "grep"]);
+});
+
+test("resources never list a symlink that escapes the skill", () => {
+  const dir = writeSkill(root, "linky", "name: linky\ndescription: d");
+  const outside = writeSkill(root, "linky-evil", "name: linky-evil\ndescription: d");
+  fs.mkdirSync(path.join(outside, "references"));
+  fs.writeFileSync(path.join(outside, "references", "secret.md"), "secret");
+  fs.mkdirSync(path.join(dir, "references"));
+  fs.writeFileSync(path.join(dir, "references", "own.md"), "own");
+  fs.symlinkSync(path.join(outside, "references", "secret.md"), path.join(dir, "references", "link.md"));
+  fs.symlinkSync(path.join(dir, "references", "own.md"), path.join(dir, "references", "alias.md"));
+  fs.symlinkSync(path.join(outside, "references"), path.join(dir, "assets"));
+  const listing = listResources(dir);
+  assert.deepEqual(listing.references, ["references/alias.md", "references/own.md"]);
+  assert.deepEqual(listing.assets, []);
 });
 
 test("tools: [] is refused", () => {
