@@ -33,7 +33,7 @@ export interface SkillRuntimeOptions {
 export interface SkillRuntime {
   /** Rescans the sources; on failure the last good snapshot keeps serving. */
   refresh(): Promise<RefreshOutcome>;
-  /** The scoped registry of `(projectId?, agentId?)`; cached until the next snapshot. */
+  /** The scoped registry of `(projectId?, agentId?)`; cached until the next snapshot, its requirement checks redone after every refresh. */
   registry(scope?: Scope): ScopedRegistryView;
   /** Every diagnostic of the current snapshot (invalid skills, warnings, shadowed, loops, bounds), plus unwatchable sources and a failed last refresh. */
   diagnostics(): Diagnostic[];
@@ -58,7 +58,7 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
   );
   const fixedEnv = options.env;
   const registry = createRegistry(sources, { env: () => fixedEnv ?? process.env });
-  const resolve = createScopeResolver(() => registry.snapshot(), { agents: options.agents ?? {}, projects });
+  const resolve = createScopeResolver(() => registry.snapshot(), { agents: options.agents ?? {}, projects }, () => registry.requirementsGeneration());
   await registry.refresh();
 
   let watcher: SourceWatcher | null = null;

@@ -1,7 +1,7 @@
 /**
  * Scoped registries (SPEC §3.2): the view one `(projectId?, agentId?)` pair has of a snapshot.
  * Resolved on demand and cached per pair until the snapshot changes, so a tool call costs a map
- * lookup. A skill the scope may not use is simply absent: indistinguishable from a missing one.
+ * lookup; requirement answers are kept only until the next refresh (see `RequirementProbe`). A skill the scope may not use is simply absent: indistinguishable from a missing one.
  */
 import type { Diagnostic } from "../package/diagnostic.js";
 import { diagnosticsForGroups } from "../registry/registry.js";
@@ -20,42 +20,55 @@ export interface ScopedRegistryView extends ScopedRegistry {
 
 export type ScopeResolver = (scope?: Scope) => ScopedRegistryView;
 
-export function createScopeResolver(currentSnapshot: () => RegistrySnapshot, policies: SkillPolicies): ScopeResolver {
+/**
+ * What requirement checks consult outside the snapshot. Answers may be remembered only while
+ * `generation()` stays the same: a binary installed since the last look must show after a refresh
+ * even when the refresh found the skill tree unchanged and kept its snapshot.
+ */
+export interface RequirementProbe {
+  generation(): number;
+  hasBinary(name: string, pathVariable: string | undefined): boolean;
+}
+
+/**
+ * `requirementsGeneration` changes on every completed refresh (the registry's counter). Without
+ * it, requirement answers are kept for as long as the snapshot is.
+ */
+export function createScopeResolver(
+  currentSnapshot: () => RegistrySnapshot,
+  policies: SkillPolicies,
+  requirementsGeneration: () => number = snapshotIdentity(currentSnapshot),
+): ScopeResolver {
   let cachedFor: RegistrySnapshot | null = null;
   let cache = new Map<string, ScopedRegistryView>();
-  let binaries = new Map<string, boolean>();
+  const probe = rememberingProbe(requirementsGeneration);
   return (scope = {}) => {
     const snapshot = currentSnapshot();
     if (snapshot !== cachedFor) {
-      // Binaries are looked up again after a refresh: that is when a newly installed tool shows.
       cachedFor = snapshot;
       cache = new Map();
-      binaries = new Map();
     }
     const key = JSON.stringify([scope.projectId ?? null, scope.agentId ?? null]);
     let view = cache.get(key);
     if (!view) {
-      const lookups = binaries;
-      const hasBinary = (name: string) => {
-        let found = lookups.get(name);
-        if (found === undefined) {
-          found = findBinary(name, snapshot.env.PATH) !== null;
-          lookups.set(name, found);
-        }
-        return found;
-      };
-      view = buildScopedRegistry(snapshot, normaliseScope(scope), policies, hasBinary);
+      view = buildScopedRegistry(snapshot, normaliseScope(scope), policies, probe);
       cache.set(key, view);
     }
     return view;
   };
 }
 
+/** Looks every binary up afresh; for one-off views that are thrown away after use. */
+const LIVE_PROBE: RequirementProbe = {
+  generation: () => 0,
+  hasBinary: (name, pathVariable) => findBinary(name, pathVariable) !== null,
+};
+
 export function buildScopedRegistry(
   snapshot: RegistrySnapshot,
   scope: Scope,
   policies: SkillPolicies,
-  hasBinary: (name: string) => boolean = (name) => findBinary(name, snapshot.env.PATH) !== null,
+  probe: RequirementProbe = LIVE_PROBE,
 ): ScopedRegistryView {
   const scopePolicies = policiesOfScope(scope, policies);
   const allowed = allowedSkills(snapshot, scope, scopePolicies);
@@ -64,7 +77,18 @@ export function buildScopedRegistry(
     (a, b) => ORIGIN_RANK[a.origin] - ORIGIN_RANK[b.origin] || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
   );
   const invocable = ordered.filter((skill) => !skill.manifest.disableModelInvocation);
-  const evaluator = new RequirementEvaluator({ lookup: (name) => byName.get(name), env: snapshot.env, hasBinary });
+  const hasBinary = (name: string) => probe.hasBinary(name, snapshot.env.PATH);
+  // The evaluator remembers settled results, so it is replaced whenever the probe's answers may be stale.
+  let evaluator: RequirementEvaluator | null = null;
+  let evaluatedIn = 0;
+  const evaluatorNow = (): RequirementEvaluator => {
+    const generation = probe.generation();
+    if (!evaluator || generation !== evaluatedIn) {
+      evaluator = new RequirementEvaluator({ lookup: (name) => byName.get(name), env: snapshot.env, hasBinary });
+      evaluatedIn = generation;
+    }
+    return evaluator;
+  };
   let infos: SkillInfo[] | null = null;
   return Object.freeze({
     toolAvailable: isToolEffective(SKILL_TOOL, scopePolicies),
@@ -77,10 +101,48 @@ export function buildScopedRegistry(
     all: () => [...ordered],
     availability: (name: string) => {
       const skill = byName.get(name);
-      return skill ? evaluator.availability(skill) : undefined;
+      return skill ? evaluatorNow().availability(skill) : undefined;
     },
     diagnostics: () => diagnosticsForGroups(snapshot, groupsOfScope(scope)),
   });
+}
+
+/** Binary lookups shared by every scope (many skills need the same tools), forgotten when the generation moves. */
+function rememberingProbe(generation: () => number): RequirementProbe {
+  let answeredIn: number | null = null;
+  let answers = new Map<string, boolean>();
+  return {
+    generation,
+    hasBinary(name, pathVariable) {
+      const current = generation();
+      if (current !== answeredIn) {
+        answeredIn = current;
+        answers = new Map();
+      }
+      // Views of an older snapshot may still be in use, and its PATH may differ from the current one.
+      const key = `${pathVariable ?? ""}\0${name}`;
+      let found = answers.get(key);
+      if (found === undefined) {
+        found = findBinary(name, pathVariable) !== null;
+        answers.set(key, found);
+      }
+      return found;
+    },
+  };
+}
+
+/** A generation that moves whenever the snapshot object is replaced. */
+function snapshotIdentity(currentSnapshot: () => RegistrySnapshot): () => number {
+  let seen: RegistrySnapshot | null = null;
+  let generation = 0;
+  return () => {
+    const snapshot = currentSnapshot();
+    if (snapshot !== seen) {
+      seen = snapshot;
+      generation += 1;
+    }
+    return generation;
+  };
 }
 
 function toInfo(skill: RegisteredSkill): SkillInfo {

@@ -8,7 +8,8 @@ import { registerReadCommand } from "./commands/read.js";
 import { registerShowCommand } from "./commands/show.js";
 import { registerStatsCommand } from "./commands/stats.js";
 import { registerValidateCommand } from "./commands/validate.js";
-import { CliError, EXIT_FAILURE_FOUND, EXIT_OK, EXIT_USAGE, type ExitCode } from "./exit.js";
+import { reportFailure } from "./error-report.js";
+import { EXIT_OK, EXIT_USAGE, type ExitCode } from "./exit.js";
 import { processOutput, type CliOutput } from "./output.js";
 import { packageVersion } from "./version.js";
 
@@ -21,13 +22,7 @@ export async function runCli(argv: string[], out: CliOutput = processOutput): Pr
       try {
         exitCode = await work();
       } catch (error) {
-        if (error instanceof CliError) {
-          out.log(`error: ${error.message}`);
-          exitCode = error.exitCode;
-        } else {
-          out.log(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-          exitCode = EXIT_FAILURE_FOUND;
-        }
+        exitCode = reportFailure(error, out);
       }
     },
   };
@@ -54,7 +49,8 @@ export async function runCli(argv: string[], out: CliOutput = processOutput): Pr
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
-    throw error;
+    // Anything that escaped a command's own handling still gets the one-line report, not a crash.
+    return reportFailure(error, out);
   }
   return exitCode;
 }

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Scope } from "../access/types.js";
-import { ConfigError, findConfigFile, loadConfigFile, type SkillportConfig } from "../config.js";
+import { findConfigFile, loadConfigFile, type SkillportConfig } from "../config.js";
 import type { SkillSource } from "../registry/types.js";
 import { createSkillRuntime, type SkillRuntime } from "../runtime.js";
 import type { CommonOptions } from "./common-options.js";
@@ -16,16 +16,10 @@ export interface CliContext {
   cwd: string;
 }
 
-/** Reads the config file the options point at (or the default one), turning its problems into usage errors. */
+/** Reads the config file the options point at (or the default one); its `ConfigError` is reported as a usage error. */
 export function readConfig(options: CommonOptions, cwd: string): SkillportConfig | null {
   const file = findConfigFile(options.config, cwd);
-  if (!file) return null;
-  try {
-    return loadConfigFile(file);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new CliError(`Config error in ${error.message}`, EXIT_USAGE);
-    throw error;
-  }
+  return file ? loadConfigFile(file) : null;
 }
 
 /**

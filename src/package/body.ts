@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs/promises";
 import { readFrontmatter } from "./frontmatter.js";
-import { readSkillFileSync, stampOf } from "./skill-file.js";
+import { readSkillFileSync, sameStamp, stampOf } from "./skill-file.js";
 import type { FileStamp, SkillPackage } from "./types.js";
 
 const CACHE_LIMIT = 128;
@@ -20,8 +20,23 @@ export class SkillBodyError extends Error {
   }
 }
 
+/** A body together with the stamp of the bytes it came from. */
+export interface StampedBody {
+  body: string;
+  stamp: FileStamp;
+}
+
 /** Throws `SkillBodyError` when the file vanished or no longer parses: the caller cannot go on. */
 export async function readSkillBody(skill: Pick<SkillPackage, "skillFile">): Promise<string> {
+  return (await readStampedSkillBody(skill)).body;
+}
+
+/**
+ * Like `readSkillBody`, with the stamp of the version read. Comparing it with the stamp a
+ * registry record was built from tells a caller whether the body and that record's manifest
+ * describe the same file.
+ */
+export async function readStampedSkillBody(skill: Pick<SkillPackage, "skillFile">): Promise<StampedBody> {
   let stamp: FileStamp;
   try {
     stamp = stampOf(await fs.stat(skill.skillFile));
@@ -33,17 +48,21 @@ export async function readSkillBody(skill: Pick<SkillPackage, "skillFile">): Pro
     // Refresh recency so the cache behaves as an LRU.
     cache.delete(skill.skillFile);
     cache.set(skill.skillFile, hit);
-    return hit.body;
+    return copyOf(hit);
   }
   const read = readSkillFileSync(skill.skillFile);
   if (!read.ok) throw new SkillBodyError(read.message, read.code);
   const fm = readFrontmatter(read.text, { allowRetry: true });
   if (!fm.ok) throw new SkillBodyError(fm.message, fm.code);
-  cache.set(skill.skillFile, { stamp: read.stamp, body: fm.body });
+  // The stamp of the descriptor the bytes came through, not of the earlier `stat`: the file may
+  // have been replaced in between, and the stamp must name the version this body is.
+  const entry = { stamp: read.stamp, body: fm.body };
+  cache.set(skill.skillFile, entry);
   if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
-  return fm.body;
+  return copyOf(entry);
 }
 
-function sameStamp(a: FileStamp, b: FileStamp): boolean {
-  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
+/** Callers get their own copy, so nothing they do can change what the cache matches on. */
+function copyOf(entry: StampedBody): StampedBody {
+  return { body: entry.body, stamp: { ...entry.stamp } };
 }

@@ -38,6 +38,10 @@ export function stampOf(stat: fs.Stats): FileStamp {
   return { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
 }
 
+export function sameStamp(a: FileStamp, b: FileStamp): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
+}
+
 export interface ReadOptions {
   /**
    * Decode only through the line that closes the frontmatter. The whole file is still

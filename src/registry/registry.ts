@@ -42,6 +42,12 @@ export interface SkillRegistry {
    */
   refreshAfterChange(): Promise<RefreshOutcome>;
   stats(): RegistryStats;
+  /**
+   * Increases on every completed refresh, changed or not. An unchanged refresh keeps the snapshot
+   * (so caches keyed on it stay valid), but requirement checks that look outside the tree — a
+   * binary just installed into PATH — must look again; they key on this instead.
+   */
+  requirementsGeneration(): number;
   /** Why the last refresh failed, while the snapshot from before it serves; null after a good one. */
   failure(): Diagnostic | null;
   /** Called after every swap with the new snapshot; returns an unsubscribe function. */
@@ -81,6 +87,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
   let followUp: Promise<RefreshOutcome> | null = null;
   let closed = false;
   let failure: Diagnostic | null = null;
+  let requirementsGeneration = 0;
   const stats: RegistryStats = { scans: 0, reads: 0, readsInWorkers: 0 };
 
   async function scan(): Promise<RefreshOutcome> {
@@ -164,6 +171,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     cache = nextCache;
     lastFound = nextFound;
     stats.scans += 1;
+    requirementsGeneration += 1;
     if (!changed) return { ok: true, snapshot: current, changed: false };
     const next: RegistrySnapshot = Object.freeze({
       version: current.version + 1,
@@ -220,6 +228,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       return followUp;
     },
     stats: () => ({ ...stats }),
+    requirementsGeneration: () => requirementsGeneration,
     failure: () => failure,
     onChange(listener) {
       listeners.add(listener);

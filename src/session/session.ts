@@ -7,8 +7,10 @@ import { randomUUID } from "node:crypto";
 import * as path from "node:path";
 import type { Scope, ScopedRegistry, SkillInfo } from "../access/types.js";
 import type { Diagnostic } from "../package/diagnostic.js";
+import { normalizeName } from "../package/naming.js";
 import { envNames } from "../package/requirements.js";
 import { renderCatalog, type CatalogFormat } from "../prompt/catalog.js";
+import type { RegisteredSkill } from "../registry/types.js";
 import type { Envelope } from "../tool/envelope.js";
 import { createSkillTool } from "../tool/skill-tool.js";
 import type { SkillTool, SkillToolContext, SkillToolInvocation } from "../tool/types.js";
@@ -169,7 +171,8 @@ function settingsOf(options: SessionOptions, header: SessionHeaderRecord | undef
       format: options.catalog?.format ?? "xml",
       ...(options.catalog?.budgetChars !== undefined ? { budgetChars: options.catalog.budgetChars } : {}),
     },
-    selection: options.skills ? new Set(options.skills) : null,
+    // Named the way the registry names skills, so any spelling of a name selects it.
+    selection: options.skills ? new Set(options.skills.map(normalizeName)) : null,
   };
 }
 
@@ -247,8 +250,12 @@ function openSession(
     write(record, sync);
   }
 
-  function factsOf(name: string): ActivationFacts {
-    const skill = scoped().get(name);
+  /**
+   * Declarations are taken from the record the tool read the body against, never looked up
+   * again: the registry may have been swapped since, and the session must record the manifest
+   * of the same file version as the content.
+   */
+  function factsOf(skill: RegisteredSkill | undefined): ActivationFacts {
     if (!skill) return { tools: null, allowedTools: null, env: [] };
     return {
       tools: skill.manifest.tools ? [...skill.manifest.tools] : null,
@@ -260,11 +267,12 @@ function openSession(
   async function invoke(args: unknown, options: CallOptions = {}): Promise<SkillToolInvocation> {
     if (closed) throw new Error(`Session ${settings.id} is closed`);
     const reserved: Array<{ key: string; name: string; content: string; facts: ActivationFacts }> = [];
-    const activateSkill = (name: string, content: string): boolean => {
+    const activateSkill = (name: string, content: string, skill?: RegisteredSkill): boolean => {
       const key = JSON.stringify([name, content]);
       if (isAlreadyActive(state, name, content) || inFlight.has(key)) return false;
       inFlight.add(key);
-      reserved.push({ key, name, content, facts: factsOf(name) });
+      // The session's own tool always passes the record; the lookup is only for a caller that does not.
+      reserved.push({ key, name, content, facts: factsOf(skill ?? scoped().get(name)) });
       return true;
     };
     let invocation: SkillToolInvocation;

@@ -22,8 +22,10 @@ export interface ConversationState {
   /** By name: dedup compares the content held here, and the latest activation replaces it. */
   active: Map<string, ActiveSkill>;
   /**
-   * Every skill loaded in this conversation, in first-load order, with its latest declared
-   * `tools`. Compaction never removes an entry: only the end of the conversation unloads.
+   * Every skill loaded in this conversation, in first-load order, with the union of the `tools`
+   * it declared over all its activations (null while it never declared any). Narrowing is the
+   * fail-closed direction, so a later version that drops `tools` cannot lift it; compaction never
+   * removes an entry either: only the end of the conversation unloads.
    */
   loaded: Map<string, { tools: string[] | null }>;
   /** Loading results still verbatim in the host's transcript, keyed by tool-call id. */
@@ -85,7 +87,7 @@ export function applyRecord(state: ConversationState, record: SessionRecord): vo
         facts,
         envGuidance: activation.environmentAccess?.guidance ?? null,
       });
-      state.loaded.set(activation.name, { tools: facts.tools });
+      state.loaded.set(activation.name, { tools: accumulatedTools(state.loaded.get(activation.name)?.tools ?? null, facts.tools) });
       if (record.toolCallId !== null) state.retained.push({ toolCallId: record.toolCallId, name: activation.name });
       return;
     }
@@ -102,6 +104,12 @@ export function applyRecord(state: ConversationState, record: SessionRecord): vo
       return;
     }
   }
+}
+
+/** Declared tools so far plus this activation's, in first-declared order; a declaration is never undone. */
+function accumulatedTools(sofar: string[] | null, declared: string[] | null): string[] | null {
+  if (declared === null) return sofar;
+  return [...new Set([...(sofar ?? []), ...declared])];
 }
 
 /** Whether `skill(name)` with this exact content would only repeat what is already in effect. */

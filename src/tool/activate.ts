@@ -1,11 +1,13 @@
 import { existsSync } from "node:fs";
-import type { ScopedRegistry } from "../access/types.js";
-import { readSkillBody, SkillBodyError } from "../package/body.js";
+import type { Scope } from "../access/types.js";
+import { readStampedSkillBody, SkillBodyError, type StampedBody } from "../package/body.js";
 import { envNames } from "../package/requirements.js";
 import { hasResources, listResources, type ResourceListing } from "../package/resources.js";
+import { sameStamp } from "../package/skill-file.js";
 import type { RegisteredSkill } from "../registry/types.js";
 import { failure, success, type EnvironmentAccess, type Envelope, type ReadErrorReason, type ResourceFiles } from "./envelope.js";
-import type { SkillToolContext } from "./types.js";
+import { lookupAfterRefresh, type FoundSkill } from "./lookup.js";
+import type { SkillToolContext, SkillToolDeps } from "./types.js";
 
 /** The marker a SKILL.md body uses for its own directory (`{baseDir}/scripts/run.sh`). */
 const BASE_DIR_MARKER = "{baseDir}";
@@ -19,61 +21,96 @@ const BODY_ERROR_REASONS: Record<string, ReadErrorReason> = {
  * Activates a found skill (SPEC §4 Activate, steps 2–5). `content` is the body alone: every
  * presentation concern (wrapper, directory line, resource block) belongs to the renderer, so
  * the stored envelope stays the same whatever host shows it.
+ *
+ * The body is read from disk while everything else about the skill (requirements, env names,
+ * and the declarations a session keeps) comes from the registry record. When the file read is
+ * not the version that record was built from, the skills are rescanned once and the name
+ * resolved again, so the result describes one version of the file. That rescan counts as the
+ * call's one rescan: a file still changing afterwards is answered from the fresh record anyway.
  */
 export async function activateSkill(
-  registry: ScopedRegistry,
-  skill: RegisteredSkill,
+  deps: SkillToolDeps,
+  scope: Scope,
+  found: FoundSkill,
   ctx: SkillToolContext,
-): Promise<Envelope> {
-  const availability = registry.availability(skill.name);
-  if (availability?.status === "unavailable") {
-    return failure({
-      code: "skill_unavailable",
-      message: `Skill ${JSON.stringify(skill.name)} cannot be used here: missing ${availability.missing.join(", ")}.`,
-      missing: availability.missing,
-    });
+): Promise<{ envelope: Envelope; skillDir: string }> {
+  let current = found;
+  let prepared = await prepare(current);
+  if (prepared.ok && !current.refreshed && !sameStamp(prepared.stamp, current.skill.stamp)) {
+    const again = await lookupAfterRefresh(deps, scope, current.skill.name);
+    if (!again.ok) return { envelope: failure(again.error), skillDir: current.skill.dir };
+    current = again;
+    prepared = await prepare(current);
   }
-  if (availability?.status === "invalid") {
-    return failure({
-      code: "skill_unavailable",
-      message: `Skill ${JSON.stringify(skill.name)} cannot be used: its requirements are malformed (${availability.message}).`,
-      missing: [],
-    });
-  }
+  const { skill } = current;
+  if (!prepared.ok) return { envelope: prepared.envelope, skillDir: skill.dir };
+  const content = prepared.body.split(BASE_DIR_MARKER).join(skill.dir);
 
-  let body: string;
-  try {
-    body = await readSkillBody(skill);
-  } catch (error) {
-    // The skill can vanish or change between listing and activation; that is an answer, not a crash.
-    const code = error instanceof SkillBodyError ? error.code : "io";
-    return failure({
-      code: "skill_read_error",
-      reason: BODY_ERROR_REASONS[code] ?? (existsSync(skill.skillFile) ? "io" : "not_found"),
-      message:
-        `Skill ${JSON.stringify(skill.name)} could not be loaded: its SKILL.md could not be read (${code}); ` +
-        "it may have been changed or removed. List the skills to see what is available now.",
-    });
-  }
-  const content = body.split(BASE_DIR_MARKER).join(skill.dir);
-
-  const fresh = ctx.activateSkill?.(skill.name, content) ?? true;
+  const fresh = ctx.activateSkill?.(skill.name, content, skill) ?? true;
   if (!fresh) {
-    return success({
-      name: skill.name,
-      status: "already_active",
-      message: `Skill ${JSON.stringify(skill.name)} is already loaded in this conversation; follow the instructions it gave earlier.`,
-    });
+    return {
+      envelope: success({
+        name: skill.name,
+        status: "already_active",
+        message: `Skill ${JSON.stringify(skill.name)} is already loaded in this conversation; follow the instructions it gave earlier.`,
+      }),
+      skillDir: skill.dir,
+    };
   }
   const resourceFiles = resourceFilesOf(skill);
   const environmentAccess = environmentAccessOf(skill);
-  return success({
-    name: skill.name,
-    status: "loaded",
-    content,
-    ...(resourceFiles ? { resource_files: resourceFiles } : {}),
-    ...(environmentAccess ? { environment_access: environmentAccess } : {}),
-  });
+  return {
+    envelope: success({
+      name: skill.name,
+      status: "loaded",
+      content,
+      ...(resourceFiles ? { resource_files: resourceFiles } : {}),
+      ...(environmentAccess ? { environment_access: environmentAccess } : {}),
+    }),
+    skillDir: skill.dir,
+  };
+}
+
+/** Checks requirements, then reads the body: an unusable skill never costs a file read. */
+async function prepare(found: FoundSkill): Promise<({ ok: true } & StampedBody) | { ok: false; envelope: Envelope }> {
+  const { registry, skill } = found;
+  const availability = registry.availability(skill.name);
+  if (availability?.status === "unavailable") {
+    return {
+      ok: false,
+      envelope: failure({
+        code: "skill_unavailable",
+        message: `Skill ${JSON.stringify(skill.name)} cannot be used here: missing ${availability.missing.join(", ")}.`,
+        missing: availability.missing,
+      }),
+    };
+  }
+  if (availability?.status === "invalid") {
+    return {
+      ok: false,
+      envelope: failure({
+        code: "skill_unavailable",
+        message: `Skill ${JSON.stringify(skill.name)} cannot be used: its requirements are malformed (${availability.message}).`,
+        missing: [],
+      }),
+    };
+  }
+  try {
+    return { ok: true, ...(await readStampedSkillBody(skill)) };
+  } catch (error) {
+    // The skill can vanish or change between listing and activation; that is an answer, not a crash.
+    const code = error instanceof SkillBodyError ? error.code : "io";
+    return {
+      ok: false,
+      envelope: failure({
+        code: "skill_read_error",
+        reason: BODY_ERROR_REASONS[code] ?? (existsSync(skill.skillFile) ? "io" : "not_found"),
+        message:
+          `Skill ${JSON.stringify(skill.name)} could not be loaded: its SKILL.md could not be read (${code}); ` +
+          "it may have been changed or removed. List the skills to see what is available now.",
+      }),
+    };
+  }
 }
 
 function resourceFilesOf(skill: RegisteredSkill): ResourceFiles | undefined {

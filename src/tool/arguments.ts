@@ -1,3 +1,4 @@
+import { normalizeName } from "../package/naming.js";
 import type { ToolError } from "./envelope.js";
 
 /** What a call asks for, once its arguments are known to be well formed. */
@@ -31,12 +32,14 @@ export function parseSkillToolArguments(args: unknown): SkillToolRequest | ToolE
   const { name, file_path: filePath } = record;
   if (name !== undefined && typeof name !== "string") return invalid("`name` must be a string.");
   if (filePath !== undefined && typeof filePath !== "string") return invalid("`file_path` must be a string.");
-  const trimmed = name?.trim() ?? "";
+  // Skill names are NFKC-normalised when loaded; the requested one goes through the same rule, so
+  // `café` typed with a combining accent names the skill stored as composed `café`.
+  const requested = name === undefined ? "" : normalizeName(name);
   if (filePath !== undefined) {
-    if (trimmed === "") return invalid("`file_path` needs `name`: say which skill the file belongs to.");
-    return { mode: "read", name: trimmed, filePath };
+    if (requested === "") return invalid("`file_path` needs `name`: say which skill the file belongs to.");
+    return { mode: "read", name: requested, filePath };
   }
-  return trimmed === "" ? { mode: "list" } : { mode: "activate", name: trimmed };
+  return requested === "" ? { mode: "list" } : { mode: "activate", name: requested };
 }
 
 export function isToolError(value: SkillToolRequest | ToolError): value is ToolError {

@@ -4,7 +4,15 @@ import type { ToolError } from "./envelope.js";
 import { closeNames } from "./suggest.js";
 import type { SkillToolDeps } from "./types.js";
 
-export type Lookup = { ok: true; registry: ScopedRegistry; skill: RegisteredSkill } | { ok: false; error: ToolError };
+export type FoundSkill = {
+  ok: true;
+  registry: ScopedRegistry;
+  skill: RegisteredSkill;
+  /** Whether this call already rescanned: a call rescans at most once. */
+  refreshed: boolean;
+};
+
+export type Lookup = FoundSkill | { ok: false; error: ToolError };
 
 /**
  * Finds the skill a named call is about. On a miss the skills are rescanned exactly once and the
@@ -18,7 +26,12 @@ export async function lookupSkill(
   name: string,
 ): Promise<Lookup> {
   const first = registry.get(name);
-  if (first) return { ok: true, registry, skill: first };
+  if (first) return { ok: true, registry, skill: first, refreshed: false };
+  return lookupAfterRefresh(deps, scope, name);
+}
+
+/** Rescans the skills, re-resolves the scope and looks the name up in the fresh snapshot. */
+export async function lookupAfterRefresh(deps: SkillToolDeps, scope: Scope, name: string): Promise<Lookup> {
   try {
     await deps.refreshSkills();
   } catch {
@@ -27,7 +40,7 @@ export async function lookupSkill(
   const fresh = await deps.resolveRegistry(scope);
   if (!fresh.toolAvailable) return { ok: false, error: toolUnavailable() };
   const second = fresh.get(name);
-  if (second) return { ok: true, registry: fresh, skill: second };
+  if (second) return { ok: true, registry: fresh, skill: second, refreshed: true };
   return { ok: false, error: notFound(name, fresh) };
 }
 

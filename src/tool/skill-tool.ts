@@ -44,7 +44,7 @@ async function handle(
   const found = await lookupSkill(deps, scope, registry, request.name);
   if (!found.ok) return { envelope: failure(found.error) };
   if (request.mode === "read") return { envelope: await readSkillFile(found.skill, request.filePath) };
-  return { envelope: await activateSkill(found.registry, found.skill, ctx), skillDir: found.skill.dir };
+  return activateSkill(deps, scope, found, ctx);
 }
 
 /** Only the scope reaches the registry resolver, never the session hook. */

@@ -1,11 +1,15 @@
 import type { ScopedRegistry, Scope } from "../access/types.js";
+import type { RegisteredSkill } from "../registry/types.js";
 import type { Envelope } from "./envelope.js";
 
 /**
  * The dedup-only session hook: `true` fresh, `false` already active, `undefined` no hook
  * (treated as fresh). Nothing is persisted through it: the tool result is the durable carrier.
+ * `skill` is the registry record `content` was read against — the same version of SKILL.md —
+ * so a hook that keeps the skill's declarations (`tools`, `allowed-tools`, requirements) takes
+ * them from it rather than from a registry that may have moved on since.
  */
-export type ActivateSkillHook = (name: string, content: string) => boolean | undefined;
+export type ActivateSkillHook = (name: string, content: string, skill?: RegisteredSkill) => boolean | undefined;
 
 export interface SkillToolContext extends Scope {
   activateSkill?: ActivateSkillHook;

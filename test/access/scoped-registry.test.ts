@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { test } from "node:test";
 import { createScopeResolver } from "../../src/access/scoped-registry.js";
 import { createRegistry } from "../../src/registry/registry.js";
+import { createSkillRuntime } from "../../src/runtime.js";
 import type { SkillSource } from "../../src/registry/types.js";
 import { tempDir, writeSkill } from "../registry/skill-tree.js";
 
@@ -53,4 +54,43 @@ test("a scope's diagnostics leave out what only other agents' and projects' skil
   assert.notEqual(codes("b")[0], "shadowed");
   assert.deepEqual(codes(), []);
   assert.equal(registry.snapshot().diagnostics.length, 2, "the whole snapshot has both");
+});
+
+test("a binary installed into PATH shows after a refresh that finds the skill tree unchanged", async (t) => {
+  const root = tempDir(t);
+  const bin = path.join(root, "bin");
+  fs.mkdirSync(bin);
+  writeSkill(path.join(root, "skills"), "needs-tool", { frontmatter: "metadata:\n  requirements:\n    binary: some-tool" });
+  const runtime = await createSkillRuntime({ sources: [{ path: path.join(root, "skills"), origin: "global" }], env: { PATH: bin } });
+  t.after(() => runtime.close());
+  const before = runtime.registry();
+  assert.deepEqual(before.availability("needs-tool"), { status: "unavailable", missing: ["binary: some-tool"], optionalMissing: [] });
+
+  fs.writeFileSync(path.join(bin, "some-tool"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+  assert.equal(runtime.registry().availability("needs-tool")?.status, "unavailable", "looked up again only at a refresh");
+  const outcome = await runtime.refresh();
+  assert.ok(outcome.ok && !outcome.changed, "the tree and the fixed env did not change");
+  assert.equal(runtime.registry(), before, "the scope's cached view survives an unchanged refresh");
+  assert.deepEqual(runtime.registry().availability("needs-tool"), { status: "available", optionalMissing: [] });
+
+  fs.rmSync(path.join(bin, "some-tool"));
+  await runtime.refresh();
+  assert.equal(runtime.registry().availability("needs-tool")?.status, "unavailable", "an uninstalled binary goes too");
+});
+
+test("an environment variable set in the process shows after a refresh when no env is fixed", async (t) => {
+  const root = tempDir(t);
+  const name = `SKILLPORT_TEST_TOKEN_${process.pid}_${path.basename(root).replace(/\W/g, "_")}`;
+  writeSkill(root, "needs-token", { frontmatter: `metadata:\n  requirements:\n    env: ${name}` });
+  const runtime = await createSkillRuntime({ sources: [{ path: root, origin: "global" }] });
+  t.after(async () => {
+    delete process.env[name];
+    await runtime.close();
+  });
+  assert.deepEqual(runtime.registry().availability("needs-token"), { status: "unavailable", missing: [`env: ${name}`], optionalMissing: [] });
+
+  process.env[name] = "set";
+  assert.equal(runtime.registry().availability("needs-token")?.status, "unavailable", "the env snapshot is taken at load");
+  await runtime.refresh();
+  assert.deepEqual(runtime.registry().availability("needs-token"), { status: "available", optionalMissing: [] });
 });

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { CORPUS } from "../support/tmp.js";
+import { CORPUS, writeSkill } from "../support/tmp.js";
 import { jsonOf, runCli } from "./cli-process.js";
 import { cliTree } from "./skill-fixtures.js";
 
@@ -79,4 +80,58 @@ test("bad option values are usage errors (exit 2)", async () => {
   const budget = await runCli(["prompt", "--root", tree.root, "--budget", "lots"], opts);
   assert.equal(budget.code, 2);
   assert.match(budget.stderr, /expected a positive whole number/);
+});
+
+/** A config whose `noskill` agent and `toolless` project withhold the `skill` tool (SPEC §3.1). */
+function toolOffConfig(): string {
+  const file = path.join(tree.cwd, "tool-off.config.json");
+  fs.writeFileSync(
+    file,
+    JSON.stringify({ agents: { noskill: { deniedTools: ["skill"] } }, projects: { toolless: { toolWhitelist: ["read"] } } }),
+  );
+  return file;
+}
+
+test("with the skill tool off for the scope, prompt prints no catalog and says why in one stderr line", async () => {
+  const config = toolOffConfig();
+  const on = await runCli(["prompt", "--root", tree.root, "--config", config], opts);
+  assert.match(on.stdout, /<name>alpha<\/name>/, "the same skills make a catalog when the tool is on");
+  for (const scope of [["--agent", "noskill"], ["--project", "toolless"]]) {
+    const run = await runCli(["prompt", "--root", tree.root, "--config", config, ...scope], opts);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, "");
+    assert.equal(run.stderr.trimEnd().split("\n").length, 1, run.stderr);
+    assert.match(run.stderr, new RegExp(`\`skill\` tool is not available for ${scope[0]!.slice(2)} '${scope[1]}' \\(tool policy\\)`));
+  }
+});
+
+test("with the skill tool off, prompt --json has an empty text, a zero count and toolAvailable false", async () => {
+  const run = await runCli(["prompt", "--root", tree.root, "--config", toolOffConfig(), "--agent", "noskill", "--json"], opts);
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(jsonOf(run), { format: "xml", count: 0, toolAvailable: false, text: "" });
+});
+
+test("with the skill tool off, prompt --skills-ref prints the reference's output for zero skills", async () => {
+  const args = ["prompt", "--root", tree.cleanRoot, "--config", toolOffConfig(), "--agent", "noskill", "--skills-ref"];
+  const run = await runCli(args, opts);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "<available_skills>\n</available_skills>\n");
+  assert.match(run.stderr, /tool is not available/);
+  const json = await runCli([...args, "--json"], opts);
+  assert.deepEqual(jsonOf(json), { format: "skills-ref", count: 0, toolAvailable: false, text: "<available_skills>\n</available_skills>" });
+});
+
+test("prompt --skills-ref over a skill the reference cannot read fails with one error line naming its SKILL.md", async () => {
+  const root = path.join(tree.cwd, "unreadable-for-reference");
+  // Our loader accepts the unquoted colon (with a warning); the reference's strict YAML does not.
+  const dir = writeSkill(root, "colon", "name: colon\ndescription: Use when: x");
+  writeSkill(root, "fine", "name: fine\ndescription: A fine skill.");
+  const run = await runCli(["prompt", "--skills-ref", "--root", root], opts);
+  assert.equal(run.code, 1, run.stderr);
+  assert.equal(run.stdout, "");
+  assert.equal(run.stderr.trimEnd().split("\n").length, 1, run.stderr);
+  assert.ok(run.stderr.startsWith(`error: ${path.join(dir, "SKILL.md")}: Invalid YAML`), run.stderr);
+  assert.doesNotMatch(run.stderr, /SkillsRefPromptError|\n\s+at /);
+  const ours = await runCli(["prompt", "--root", root], opts);
+  assert.match(ours.stdout, /<name>colon<\/name>/, "the default catalog still includes the skill");
 });

@@ -71,7 +71,7 @@ test("show of a misspelt name fails (exit 1) and suggests the close one", async 
 test("show of a skill that failed to load gives the reason with its file", async () => {
   const run = await runCli(["show", "broken", "--root", tree.root], opts);
   assert.equal(run.code, 1);
-  assert.match(run.stderr, /skill 'broken' could not be loaded:/);
+  assert.match(run.stderr, /^error: skill 'broken' could not be loaded: [^\n]+\n$/);
   assert.ok(run.stderr.includes(tree.brokenFile), run.stderr);
 });
 

@@ -82,6 +82,23 @@ describe("restore from the log", () => {
     again.close();
   });
 
+  it("gives the same narrowing as the live run after a skill dropped `tools` mid-conversation", async () => {
+    const { root, runtime, host } = await fixture();
+    const live = host.session({ id: "conv-narrow" });
+    await live.call({ name: "reader" });
+    fs.writeFileSync(path.join(root, "reader", "SKILL.md"), "---\nname: reader\ndescription: Reads.\n---\n\nRead without tools now.\n");
+    await runtime.refresh();
+    assert.equal(statusOf(await live.call({ name: "reader" })), "loaded");
+    const surface = live.narrowsSurfaceTo();
+    assert.deepEqual(surface, ["read", "skill"]);
+    live.close();
+
+    const restored = host.session({ id: "conv-narrow", restore: true });
+    assert.deepEqual(restored.narrowsSurfaceTo(), surface);
+    assert.equal(restored.gate("bash").allowed, false);
+    restored.close();
+  });
+
   it("replays a clear, and starts a fresh conversation when a session is recreated on the same log", async () => {
     const { host } = await fixture();
     const first = host.session({ id: "conv-2" });

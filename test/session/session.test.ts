@@ -24,6 +24,12 @@ const ENV_SKILL: SkillSpec = {
   body: "Call the API with the token.",
 };
 
+/** Rewrites `root/name/SKILL.md` in place with the given extra frontmatter lines and body. */
+function writeSkillFile(root: string, name: string, frontmatter: string, body: string): void {
+  const head = ["---", `name: ${name}`, `description: Does ${name} things.`, ...(frontmatter ? [frontmatter] : []), "---"];
+  fs.writeFileSync(path.join(root, name, "SKILL.md"), `${head.join("\n")}\n\n${body}\n`);
+}
+
 describe("dedup per epoch", () => {
   it("refuses the same content again and activates changed content, latest wins", async () => {
     const { root, session } = await sessionOver({ alpha: { body: "First version." } });
@@ -38,6 +44,18 @@ describe("dedup per epoch", () => {
     const [stats] = session.stats();
     assert.equal(stats?.activations, 2);
     assert.equal(stats?.refusedReactivations, 2);
+  });
+
+  it("treats every spelling of a name as the one skill: NFKC, as names are loaded", async () => {
+    const composed = "caf\u00e9";
+    const decomposed = "cafe\u0301";
+    const { session } = await sessionOver({ [composed]: { body: "Coffee." } }, { skills: [decomposed] });
+    const first = await session.call({ name: decomposed });
+    assert.equal(contentOf(first), "Coffee.");
+    assert.equal((first.data as LoadedData).name, composed);
+    assert.equal(statusOf(await session.call({ name: composed })), "already_active");
+    assert.deepEqual(session.loaded(), [composed]);
+    assert.deepEqual(session.available().map((skill) => skill.name), [composed], "the selection names it too");
   });
 
   it("treats two concurrent activations of one skill as one activation and one repeat", async () => {
@@ -205,6 +223,35 @@ describe("narrowing", () => {
     await session.call({ name: "reader" });
     session.beginCompaction().commit();
     assert.equal(session.gate("bash").allowed, false);
+  });
+
+  it("records the declarations of the same SKILL.md version as the content it loaded", async () => {
+    const { root, session } = await sessionOver({ n: { body: "Old body." } });
+    writeSkillFile(root, "n", "tools: [read]\nallowed-tools: Read", "New, longer body.");
+    assert.equal(contentOf(await session.call({ name: "n" })), "New, longer body.");
+    assert.deepEqual(session.narrowsSurfaceTo(), ["read", "skill"]);
+    assert.deepEqual(session.preApprovedTools(), ["Read"]);
+    assert.equal(session.gate("bash").allowed, false);
+  });
+
+  it("is not lifted by a new version that drops `tools`; declarations accumulate until clear()", async () => {
+    const { root, runtime, session } = await sessionOver({ nar: { frontmatter: "tools: [read]", body: "First." } });
+    await session.call({ name: "nar" });
+    assert.deepEqual(session.narrowsSurfaceTo(), ["read", "skill"]);
+
+    writeSkillFile(root, "nar", "", "Second, without tools.");
+    await runtime.refresh();
+    assert.equal(contentOf(await session.call({ name: "nar" })), "Second, without tools.");
+    assert.deepEqual(session.narrowsSurfaceTo(), ["read", "skill"]);
+    assert.equal(session.gate("bash").allowed, false);
+
+    writeSkillFile(root, "nar", "tools: [grep]", "Third, declaring grep.");
+    await runtime.refresh();
+    assert.equal(contentOf(await session.call({ name: "nar" })), "Third, declaring grep.");
+    assert.deepEqual(session.narrowsSurfaceTo(), ["read", "grep", "skill"]);
+
+    session.clear();
+    assert.equal(session.narrowsSurfaceTo(), null);
   });
 });
 

@@ -4,7 +4,9 @@ import path from "node:path";
 import { test } from "node:test";
 import { readSkillBody } from "../../src/package/body.js";
 import { loadSkillSync } from "../../src/package/load.js";
-import type { Envelope, ListData, LoadedData } from "../../src/tool/envelope.js";
+import type { RegisteredSkill } from "../../src/registry/types.js";
+import type { Envelope, FileLoadedData, ListData, LoadedData } from "../../src/tool/envelope.js";
+import { createSkillTool } from "../../src/tool/skill-tool.js";
 import { CORPUS, globalSource, makeSkill, realTempDir, runtimeHarness } from "./harness.js";
 
 function errorOf(envelope: Envelope) {
@@ -343,4 +345,85 @@ test("every corpus skill activates with its body as content", async () => {
   const creator = dataOf<LoadedData>(await tool.call({ name: "skill-creator" }));
   assert.ok(creator.resource_files!.files.some((file) => file.startsWith("references/")), "skill-creator has references");
   assert.equal(h.refreshCalls(), 0);
+});
+
+/** Rewrites a skill's SKILL.md in place (same inode), as an editor saving over it would. */
+function rewriteSkill(root: string, name: string, frontmatter: string, body: string): void {
+  const lines = ["---", `name: ${name}`, `description: Does ${name} things.`, frontmatter, "---", "", body, ""];
+  fs.writeFileSync(path.join(root, name, "SKILL.md"), lines.join("\n"));
+}
+
+/** A session-like hook that keeps the record each fresh activation was read against. */
+function recordingHook() {
+  const records: Array<{ name: string; content: string; skill: RegisteredSkill | undefined }> = [];
+  return {
+    records,
+    activateSkill: (name: string, content: string, skill?: RegisteredSkill) => {
+      records.push({ name, content, skill });
+      return true;
+    },
+  };
+}
+
+test("a SKILL.md changed since the snapshot rescans once, so content and manifest come from one version", async () => {
+  const root = realTempDir("skillport-stale");
+  makeSkill(root, "n", { body: "Old body." });
+  const h = await runtimeHarness(globalSource(root));
+  rewriteSkill(root, "n", "tools: [read]\nallowed-tools: Read\nmetadata:\n  requirements:\n    optional:\n      - env: NEW_KEY", "New, longer body.");
+
+  const hook = recordingHook();
+  const data = dataOf<LoadedData>(await h.tool.call({ name: "n" }, hook));
+  assert.equal(data.content, "New, longer body.");
+  assert.deepEqual(data.environment_access?.names, ["NEW_KEY"], "requirements of the version read");
+  assert.equal(h.refreshCalls(), 1);
+  assert.equal(hook.records.length, 1);
+  assert.deepEqual(hook.records[0]!.skill?.manifest.tools, ["read"]);
+  assert.deepEqual(hook.records[0]!.skill?.manifest.allowedTools, ["Read"]);
+
+  await h.tool.call({ name: "n" }, hook);
+  assert.equal(h.refreshCalls(), 1, "an unchanged file does not rescan");
+});
+
+test("a SKILL.md still changing after the one rescan is answered from the fresh snapshot, never rescanned again", async () => {
+  const root = realTempDir("skillport-churn");
+  makeSkill(root, "n", { body: "Version one." });
+  const h = await runtimeHarness(globalSource(root));
+  let refreshes = 0;
+  const tool = createSkillTool({
+    resolveRegistry: (scope) => h.runtime.registry(scope),
+    refreshSkills: async () => {
+      refreshes++;
+      await h.runtime.refresh();
+      // The file moves on again right after the rescan saw version two.
+      rewriteSkill(root, "n", "tools: [bash]", "Version three, the longest of them all.");
+    },
+  });
+  rewriteSkill(root, "n", "tools: [grep]", "Version two, longer.");
+
+  const hook = recordingHook();
+  const data = dataOf<LoadedData>(await tool.call({ name: "n" }, hook));
+  assert.equal(refreshes, 1);
+  assert.equal(data.content, "Version three, the longest of them all.");
+  assert.deepEqual(hook.records[0]!.skill?.manifest.tools, ["grep"], "the fresh snapshot's record");
+});
+
+test("a requested name is NFKC-normalised like the loaded names: any spelling finds the skill, the envelope names it canonically", async () => {
+  const composed = "caf\u00e9";
+  const decomposed = "cafe\u0301";
+  const root = realTempDir("skillport-nfkc");
+  makeSkill(root, composed, { body: "Coffee steps.", files: { "references/menu.md": "Menu." } });
+  const h = await runtimeHarness(globalSource(root));
+
+  const hook = recordingHook();
+  const loaded = dataOf<LoadedData>(await h.tool.call({ name: decomposed }, hook));
+  assert.equal(loaded.name, composed);
+  assert.equal(loaded.content, "Coffee steps.");
+  assert.equal(hook.records[0]!.name, composed, "the session hook sees the canonical name");
+
+  for (const file_path of ["SKILL.md", "references/menu.md"]) {
+    const read = dataOf<FileLoadedData>(await h.tool.call({ name: ` ${decomposed} `, file_path }));
+    assert.equal(read.name, composed);
+    assert.equal(read.status, "file_loaded");
+  }
+  assert.equal(h.refreshCalls(), 0, "found on the first lookup, not after a miss");
 });

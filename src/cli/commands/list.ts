@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { ScopedRegistry } from "../../access/types.js";
-import { availabilityProblem } from "../availability-text.js";
+import { availabilityProblem, toolUnavailableText } from "../availability-text.js";
 import type { CommandHost } from "../command-host.js";
 import { addCommonOptions, type CommonOptions } from "../common-options.js";
 import { EXIT_OK, type ExitCode } from "../exit.js";
@@ -24,7 +24,7 @@ export async function listCommand(options: CommonOptions, out: CliOutput): Promi
       writeJson(out, { count: entries.length, toolAvailable: registry.toolAvailable, skills: entries });
       return EXIT_OK;
     }
-    if (!registry.toolAvailable) out.log("note: the `skill` tool is not available in this scope (tool policy), so the model sees none of these");
+    if (!registry.toolAvailable) out.log(`note: ${toolUnavailableText(scope)}, so the model sees none of these`);
     if (entries.length === 0) {
       out.log("No skills found. Add skill directories with --root DIR, or list sources in skillport.config.json.");
       return EXIT_OK;

@@ -2,6 +2,7 @@ import { Option, type Command } from "commander";
 import { renderCatalog } from "../../prompt/catalog.js";
 import { skillsRefPrompt } from "../../prompt/skills-ref.js";
 import { positiveInteger } from "../arg-parsers.js";
+import { toolUnavailableText } from "../availability-text.js";
 import type { CommandHost } from "../command-host.js";
 import { addCommonOptions, type CommonOptions } from "../common-options.js";
 import { EXIT_OK, type ExitCode } from "../exit.js";
@@ -25,17 +26,25 @@ export function registerPromptCommand(program: Command, { out, run }: CommandHos
   ).action((options: PromptOptions) => run(() => promptCommand(options, out)));
 }
 
+/**
+ * When the scope's tool policy withholds the `skill` tool, the model can use no skill, so the
+ * catalog is empty, exactly as the session's `catalogText()` and the MCP server give nothing:
+ * a prompt that advertised skills the model cannot load would mislead it.
+ */
 export async function promptCommand(options: PromptOptions, out: CliOutput): Promise<ExitCode> {
   return withRuntime(options, out, async ({ runtime, scope }): Promise<ExitCode> => {
-    const skills = runtime.registry(scope).list();
+    const registry = runtime.registry(scope);
+    const skills = registry.toolAvailable ? registry.list() : [];
+    // With no skills the reference still prints its empty block, and --skills-ref promises its exact output.
     const text = options.skillsRef
       ? skillsRefPrompt(skills.map((s) => s.dir))
       : renderCatalog(skills, { format: options.format, ...(options.budget ? { budgetChars: options.budget } : {}) });
+    if (!registry.toolAvailable) out.log(`note: ${toolUnavailableText(scope)}, so there is no skill catalog to print`);
     if (options.json) {
-      writeJson(out, { format: options.skillsRef ? "skills-ref" : options.format, count: skills.length, text });
+      writeJson(out, { format: options.skillsRef ? "skills-ref" : options.format, count: skills.length, toolAvailable: registry.toolAvailable, text });
     } else if (text !== "") {
       out.data(`${text}\n`);
-    } else {
+    } else if (registry.toolAvailable) {
       out.log("No skills found: the catalog is empty, so a system prompt should carry no skills block.");
     }
     return EXIT_OK;

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import type { CommandHost } from "../command-host.js";
 import { addCommonOptions, type CommonOptions } from "../common-options.js";
+import { logError } from "../error-report.js";
 import { EXIT_FAILURE_FOUND, EXIT_OK, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
 import { withRuntime } from "../runtime-context.js";
@@ -26,7 +27,7 @@ export async function readCommand(name: string, filePath: string, options: Commo
       const envelope = await session.call({ name, file_path: filePath });
       if (options.json) writeJson(out, envelope);
       if (!envelope.ok) {
-        if (!options.json) out.log(`error: ${envelope.error.message}`);
+        if (!options.json) logError(out, envelope.error.message);
         return EXIT_FAILURE_FOUND;
       }
       if (!options.json && "content" in envelope.data) out.data(envelope.data.content);

@@ -97,8 +97,8 @@ function notFound(name: string, known: string[], all: readonly Diagnostic[]): Cl
   // A skill that failed to load is "not found" to the registry, but the person needs the reason.
   const broken = all.filter((d) => d.severity === "error" && pathNamesSkill(d.path, name));
   if (broken.length > 0) {
-    const reasons = broken.map((d) => `  - ${d.path}: ${d.message}`).join("\n");
-    return new CliError(`skill '${name}' could not be loaded:\n${reasons}`, EXIT_FAILURE_FOUND);
+    const reasons = broken.map((d) => `${d.path}: ${d.message}`).join("; ");
+    return new CliError(`skill '${name}' could not be loaded: ${reasons}`, EXIT_FAILURE_FOUND);
   }
   const close = closeNames(name, known);
   const hint = close.length > 0 ? ` Did you mean: ${close.join(", ")}?` : " Run `skillport list` to see the available names.";
