@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { readFrontmatter } from "../package/frontmatter.js";
-import { locateSkillFile, readSkillFileSync } from "../package/skill-file.js";
+import { isFile, locateSkillFile, readSkillFileSync } from "../package/skill-file.js";
 import { escapeXml } from "./xml-escape.js";
 
 /** A skill the reference would also refuse to put in a prompt. */
@@ -26,14 +26,6 @@ const PYTHON_STRIP = new RegExp(`^[${PYTHON_WHITESPACE}]+|[${PYTHON_WHITESPACE}]
 
 function pythonStrip(text: string): string {
   return text.replace(PYTHON_STRIP, "");
-}
-
-function isFile(file: string): boolean {
-  try {
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** Like the reference CLI, a path to the skill file itself stands for its directory. */
