@@ -9,6 +9,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
+import { seededRandom } from "./seeded-random.js";
 
 export interface GenerateOptions {
   count: number;
@@ -40,20 +41,8 @@ const WORDS = (
   "dataset pipeline dashboard manifest changelog diagram schema endpoint cluster container"
 ).split(" ");
 
-/** mulberry32: tiny, fast, and the same sequence on every platform. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function generateTree(root: string, options: GenerateOptions): GeneratedTree {
-  const rand = random(options.seed ?? 20261130);
+  const rand = seededRandom(options.seed ?? 20261130);
   const int = (min: number, max: number) => min + Math.floor(rand() * (max - min + 1));
   const word = () => WORDS[int(0, WORDS.length - 1)]!;
   const sentence = (min: number, max: number) => {

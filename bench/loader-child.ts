@@ -7,6 +7,7 @@
  */
 import * as fs from "node:fs";
 import { readTreeManifest, type BenchTree } from "./bench-tree.js";
+import { runChildMain } from "./child-main.js";
 import type { LoadedCatalog, LoaderDefinition, LoadTree } from "./loaders.js";
 import { collectGarbage, peakRssBytes, timed, type TimedRun } from "./measure.js";
 
@@ -121,10 +122,4 @@ async function main(): Promise<void> {
   write();
 }
 
-try {
-  await main();
-  process.exit(0);
-} catch (error) {
-  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
-}
+await runChildMain(main);

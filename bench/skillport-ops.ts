@@ -8,6 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { readTreeManifest } from "./bench-tree.js";
+import { runChildMain } from "./child-main.js";
 import { timeCalls, timed } from "./measure.js";
 import { renderCatalog } from "../src/prompt/catalog.js";
 import { createSkillRuntime } from "../src/runtime.js";
@@ -117,10 +118,4 @@ async function main(): Promise<void> {
   fs.writeFileSync(out, JSON.stringify(outcome));
 }
 
-try {
-  await main();
-  process.exit(0);
-} catch (error) {
-  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
-}
+await runChildMain(main);

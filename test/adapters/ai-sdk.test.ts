@@ -5,7 +5,9 @@ import { MockLanguageModelV2 } from "ai/test";
 import { aiSdkSkillTool, type SkillToolSessionLike } from "../../src/adapters/ai-sdk.js";
 import type { Envelope } from "../../src/tool/envelope.js";
 import { renderEnvelopeText } from "../../src/tool/render.js";
-import { globalSource, makeSkill, realTempDir, runtimeHarness } from "../tool/harness.js";
+import { makeSkill } from "../support/skill-spec.js";
+import { realTempDir } from "../support/tmp.js";
+import { globalSource, runtimeHarness } from "../tool/harness.js";
 
 type GenerateOptions = Parameters<MockLanguageModelV2["doGenerate"]>[0];
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV2["doGenerate"]>>;

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { anthropicToolDefinition } from "../../src/adapters/anthropic.js";
-import { globalSource, realTempDir, runtimeHarness } from "../tool/harness.js";
+import { realTempDir } from "../support/tmp.js";
+import { globalSource, runtimeHarness } from "../tool/harness.js";
 
 test("the Anthropic definition carries name, description and input_schema, detached from the tool", async () => {
   const { tool } = await runtimeHarness(globalSource(realTempDir("skillport-anthropic")));

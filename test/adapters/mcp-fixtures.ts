@@ -1,6 +1,6 @@
 /**
- * Shared setup of the MCP server tests: a small skill tree in a temp dir, and the command that
- * starts `skillport mcp` from source as a real child process.
+ * Shared setup of the MCP server tests: a small skill tree in a temp dir, calls of the `skill`
+ * tool through an SDK client, and the session logs the server leaves.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -8,10 +8,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { readSessionLog } from "../../src/session/log.js";
 import type { CallRecord, SessionRecord } from "../../src/session/records.js";
 import type { Envelope } from "../../src/tool/envelope.js";
-import { CLI_MAIN, TSX_LOADER } from "../cli/cli-process.js";
-import { tempDir, writeSkill } from "../support/tmp.js";
-
-export const MISSING_ENV = "SKILLPORT_TEST_NEVER_SET";
+import { MISSING_ENV, writeBetaSkill, writeGatedSkill, writeSkillWithResources } from "../support/sample-skills.js";
+import { tempDir } from "../support/tmp.js";
 
 export interface SkillTree {
   cwd: string;
@@ -27,31 +25,19 @@ export function skillTree(): SkillTree {
   const home = path.join(cwd, "home");
   fs.mkdirSync(home);
   const root = path.join(cwd, "skills");
-  const alphaDir = writeSkill(
+  const alphaDir = writeSkillWithResources(
     root,
     "alpha",
     "name: alpha\ndescription: Alpha does the first thing when a task needs it.",
     "# Alpha\n\nRun {baseDir}/scripts/run.sh, then read references/guide.md.\n",
+    "# Guide\n\nThe alpha guide.\n",
   );
-  fs.mkdirSync(path.join(alphaDir, "scripts"));
-  fs.writeFileSync(path.join(alphaDir, "scripts", "run.sh"), "#!/bin/sh\necho alpha\n");
-  fs.mkdirSync(path.join(alphaDir, "references"));
-  fs.writeFileSync(path.join(alphaDir, "references", "guide.md"), "# Guide\n\nThe alpha guide.\n");
-  writeSkill(root, "beta", "name: beta\ndescription: Beta handles the second kind of task.");
-  writeSkill(
-    root,
-    "gated",
-    `name: gated\ndescription: Needs an environment variable nobody sets.\nmetadata:\n  requirements:\n    env: ${MISSING_ENV}`,
-  );
+  writeBetaSkill(root);
+  writeGatedSkill(root, "Needs an environment variable nobody sets.");
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && key !== MISSING_ENV) env[key] = value;
   env.HOME = home;
   return { cwd, home, root, logDir: path.join(cwd, "logs"), alphaDir, env };
-}
-
-/** `node --import tsx src/cli/main.ts mcp ...args` */
-export function serverCommand(args: string[]): { command: string; args: string[] } {
-  return { command: process.execPath, args: ["--import", TSX_LOADER, CLI_MAIN, "mcp", ...args] };
 }
 
 export interface ToolCall {
@@ -88,15 +74,6 @@ export function readLogs(dir: string): Array<{ file: string; records: SessionRec
         problems: result.diagnostics.length,
       };
     });
-}
-
-/** Waits until `check` passes, up to a generous bound, so a broken server fails the test instead of hanging it. */
-export async function eventually(check: () => boolean, what: string, boundMs = 20_000): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 export function processGone(pid: number): boolean {

@@ -1,36 +1,25 @@
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import http from "node:http";
 import * as path from "node:path";
 import { after, before, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { LoadedData } from "../../src/tool/envelope.js";
+import { serverCommand, startHttpServer, type HttpServer } from "../support/mcp-server.js";
 import { writeSkill } from "../support/tmp.js";
-import { callSkill, dataOf, eventually, readLogs, serverCommand, skillTree, type SkillTree } from "./mcp-fixtures.js";
+import { callSkill, dataOf, readLogs, skillTree, type SkillTree } from "./mcp-fixtures.js";
 
-// Created at the top level: a temp dir made inside a hook would be removed when the hook ends.
 const tree: SkillTree = skillTree();
-let server: ChildProcess;
-let stderr = "";
+let server: HttpServer;
 let url: URL;
 
 before(async () => {
-  const { command, args } = serverCommand(["--http", "0", "--root", tree.root, "--log-dir", tree.logDir]);
-  server = spawn(command, args, { cwd: tree.cwd, env: tree.env, stdio: ["ignore", "pipe", "pipe"] });
-  server.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  await eventually(() => /listening on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr) || server.exitCode !== null, "the listening line");
-  const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-  assert.ok(match, `server did not start:\n${stderr}`);
-  url = new URL(match[1]!);
+  server = await startHttpServer(["--root", tree.root, "--log-dir", tree.logDir], { cwd: tree.cwd, env: tree.env });
+  url = server.url;
 });
 
-after(async () => {
-  if (server.exitCode === null) {
-    server.kill("SIGKILL");
-    await new Promise((resolve) => server.once("exit", resolve));
-  }
-});
+after(() => server?.stop());
 
 async function connect(): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(url);
@@ -156,10 +145,10 @@ test("SIGTERM ends every session with its log flushed and exits 0", async () => 
   const { client } = await connect();
   await callSkill(client, { name: "beta" });
   const before = readLogs(tree.logDir).length;
-  const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
-  server.kill("SIGTERM");
+  const exited = new Promise<number | null>((resolve) => server.child.once("exit", (code) => resolve(code)));
+  server.child.kill("SIGTERM");
   assert.equal(await exited, 0);
-  assert.match(stderr, /shutting down \(SIGTERM\)/);
+  assert.match(server.stderr(), /shutting down \(SIGTERM\)/);
   const logs = readLogs(tree.logDir);
   assert.equal(logs.length, before);
   for (const log of logs) assert.equal(log.problems, 0);

@@ -7,19 +7,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ListData, LoadedData } from "../../src/tool/envelope.js";
+import { eventually } from "../support/eventually.js";
+import { serverCommand } from "../support/mcp-server.js";
 import { writeSkill } from "../support/tmp.js";
-import {
-  callSkill,
-  dataOf,
-  eventually,
-  processGone,
-  readLogs,
-  serverCommand,
-  skillTree,
-  type SkillTree,
-} from "./mcp-fixtures.js";
+import { callSkill, dataOf, processGone, readLogs, skillTree, type SkillTree } from "./mcp-fixtures.js";
 
-// Created at the top level: a temp dir made inside a hook would be removed when the hook ends.
 const tree: SkillTree = skillTree();
 let client: Client;
 let transport: StdioClientTransport;

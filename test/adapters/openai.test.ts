@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { openAIToolDefinition } from "../../src/adapters/openai.js";
-import { globalSource, realTempDir, runtimeHarness } from "../tool/harness.js";
+import { realTempDir } from "../support/tmp.js";
+import { globalSource, runtimeHarness } from "../tool/harness.js";
 
 test("the OpenAI definition is a function tool carrying the exact schema, detached from the tool", async () => {
   const { tool } = await runtimeHarness(globalSource(realTempDir("skillport-openai")));

@@ -1,10 +1,9 @@
 /** A small skill tree covering what the read commands must show: resources, hidden, unavailable, broken, shadowed. */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { writeBetaSkill, writeGatedSkill, writeSkillWithResources } from "../support/sample-skills.js";
 import { writeSkill } from "../support/tmp.js";
 import { sandbox } from "./cli-process.js";
-
-export const MISSING_ENV = "SKILLPORT_TEST_NEVER_SET";
 
 export interface CliTree {
   cwd: string;
@@ -23,19 +22,16 @@ export function cliTree(): CliTree {
   const box = sandbox();
   const cwd = fs.realpathSync(box.cwd);
   const root = path.join(cwd, "skills");
-  const alphaDir = writeSkill(
+  const alphaDir = writeSkillWithResources(
     root,
     "alpha",
     "name: alpha\ndescription: Alpha does the first thing.\nlicense: MIT\nallowed-tools: Bash Read\nmetadata:\n  author: someone",
     "# Alpha\n\nRun {baseDir}/scripts/run.sh.\n",
+    "# Guide\n\nRead me.\n",
   );
-  fs.mkdirSync(path.join(alphaDir, "scripts"));
-  fs.writeFileSync(path.join(alphaDir, "scripts", "run.sh"), "#!/bin/sh\necho alpha\n");
-  fs.mkdirSync(path.join(alphaDir, "references"));
-  fs.writeFileSync(path.join(alphaDir, "references", "guide.md"), "# Guide\n\nRead me.\n");
-  writeSkill(root, "beta", "name: beta\ndescription: Beta handles the second kind of task.");
+  writeBetaSkill(root);
   writeSkill(root, "hidden", "name: hidden\ndescription: Only people see this one.\ndisable-model-invocation: true");
-  writeSkill(root, "gated", `name: gated\ndescription: Needs a variable.\nmetadata:\n  requirements:\n    env: ${MISSING_ENV}`);
+  writeGatedSkill(root, "Needs a variable.");
   const brokenDir = path.join(root, "broken");
   fs.mkdirSync(brokenDir);
   const brokenFile = path.join(brokenDir, "SKILL.md");

@@ -8,27 +8,17 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
+import { seededRandom } from "../../bench/seeded-random.js";
 import { createSkillRuntime } from "../../src/runtime.js";
 import { readSessionLog } from "../../src/session/log.js";
 import type { Envelope } from "../../src/tool/envelope.js";
-import { assertEnvelope, realTempDir, recordUnhandledRejections, withinBound, writeSkillDir } from "./support.js";
+import { realTempDir } from "../support/tmp.js";
+import { assertEnvelope, recordUnhandledRejections, withinBound, writeSkillDir } from "./support.js";
 
 const unhandled = recordUnhandledRejections();
 
-/** mulberry32: the same call mix on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 test("200 concurrent calls from 5 sessions, mixed with refreshes: every answer well-formed, no state crossing", async (t) => {
-  const root = realTempDir("concurrent");
+  const root = realTempDir("skillport-concurrent");
   const skills = path.join(root, "skills");
   const names = Array.from({ length: 24 }, (_, i) => `skill-${String(i).padStart(2, "0")}`);
   for (const name of names) {
@@ -43,7 +33,8 @@ test("200 concurrent calls from 5 sessions, mixed with refreshes: every answer w
   const sessions = Array.from({ length: 5 }, (_, i) => runtime.session({ id: `load-${i}`, log: logs }));
   t.after(() => sessions.forEach((s) => s.close()));
 
-  const rand = random(7);
+  // Seeded: the same call mix on every run.
+  const rand = seededRandom(7);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
   type Planned = { session: number; args: Record<string, unknown> };
   const planned: Planned[] = [];

@@ -12,7 +12,8 @@ import { test } from "node:test";
 import { createSkillRuntime, type SkillRuntime } from "../../src/runtime.js";
 import type { Envelope, FileLoadedData, ListData, LoadedData } from "../../src/tool/envelope.js";
 import { TSX_LOADER } from "../cli/cli-process.js";
-import { assertEnvelope, realTempDir, withinBound, writeSkillDir } from "./support.js";
+import { realTempDir } from "../support/tmp.js";
+import { assertEnvelope, withinBound, writeSkillDir } from "./support.js";
 
 async function runtimeOver(sources: string[], home: string): Promise<SkillRuntime> {
   return withinBound(
@@ -28,7 +29,7 @@ function listedNames(envelope: Envelope): string[] {
 }
 
 test("a skill deleted between list and activate gets a clean error, then reads as missing after a rescan", async (t) => {
-  const root = realTempDir("deleted");
+  const root = realTempDir("skillport-deleted");
   const skills = path.join(root, "skills");
   writeSkillDir(skills, "stays");
   const doomed = writeSkillDir(skills, "doomed");
@@ -69,9 +70,11 @@ function readsDespiteMode(file: string): boolean {
   }
 }
 
-test("an unreadable SKILL.md and an unreadable reference: the rest loads and every call answers", async (t) => {
-  const root = realTempDir("unreadable");
-  const skills = path.join(root, "skills");
+/**
+ * Skills `open`, `locked` (its SKILL.md mode 000) and `guarded` (its `references/private.md`
+ * mode 000) under `skills`; returns the `locked` skill directory.
+ */
+function writeLockedSkills(skills: string): string {
   writeSkillDir(skills, "open");
   const locked = writeSkillDir(skills, "locked");
   const guarded = writeSkillDir(skills, "guarded");
@@ -79,6 +82,13 @@ test("an unreadable SKILL.md and an unreadable reference: the rest loads and eve
   fs.writeFileSync(path.join(guarded, "references", "private.md"), "private\n");
   fs.chmodSync(path.join(locked, "SKILL.md"), 0o000);
   fs.chmodSync(path.join(guarded, "references", "private.md"), 0o000);
+  return locked;
+}
+
+test("an unreadable SKILL.md and an unreadable reference: the rest loads and every call answers", async (t) => {
+  const root = realTempDir("skillport-unreadable");
+  const skills = path.join(root, "skills");
+  const locked = writeLockedSkills(skills);
   const blocked = !readsDespiteMode(path.join(locked, "SKILL.md"));
 
   const runtime = await runtimeOver([skills], root);
@@ -110,16 +120,10 @@ test("as an unprivileged user, chmod 000 files are refused with diagnostics and 
     return;
   }
   const NOBODY = 65534;
-  const root = realTempDir("unreadable-nobody");
+  const root = realTempDir("skillport-unreadable-nobody");
   fs.chmodSync(root, 0o755);
   const skills = path.join(root, "skills");
-  writeSkillDir(skills, "open");
-  const locked = writeSkillDir(skills, "locked");
-  const guarded = writeSkillDir(skills, "guarded");
-  fs.mkdirSync(path.join(guarded, "references"));
-  fs.writeFileSync(path.join(guarded, "references", "private.md"), "private\n");
-  fs.chmodSync(path.join(locked, "SKILL.md"), 0o000);
-  fs.chmodSync(path.join(guarded, "references", "private.md"), 0o000);
+  const locked = writeLockedSkills(skills);
 
   const fixture = path.join(import.meta.dirname, "fixtures", "load-and-call.ts");
   const probe = spawnSync(process.execPath, ["-e", `require("fs").accessSync(${JSON.stringify(fixture)}, require("fs").constants.R_OK)`], {
@@ -169,7 +173,7 @@ test("as an unprivileged user, chmod 000 files are refused with diagnostics and 
 });
 
 test("a source directory removed mid-run: refreshes succeed, the other source keeps serving", async (t) => {
-  const root = realTempDir("source-gone");
+  const root = realTempDir("skillport-source-gone");
   const first = path.join(root, "first");
   const second = path.join(root, "second");
   for (let i = 0; i < 40; i++) writeSkillDir(first, `first-${i}`);
@@ -200,7 +204,7 @@ test("a source directory removed mid-run: refreshes succeed, the other source ke
 });
 
 test("a SKILL.md rewritten during refreshes is never served half-written", async (t) => {
-  const root = realTempDir("rewrite");
+  const root = realTempDir("skillport-rewrite");
   const skills = path.join(root, "skills");
   writeSkillDir(skills, "steady");
   const churnDir = path.join(skills, "churn");
@@ -256,7 +260,7 @@ test("a SKILL.md rewritten during refreshes is never served half-written", async
 });
 
 test("symlink loops end their branch with a diagnostic; loops inside a skill never hang a call", async (t) => {
-  const root = realTempDir("loops");
+  const root = realTempDir("skillport-loops");
   const skills = path.join(root, "skills");
   const good = writeSkillDir(skills, "good");
   fs.mkdirSync(path.join(good, "references"));
@@ -291,7 +295,7 @@ test("symlink loops end their branch with a diagnostic; loops inside a skill nev
 });
 
 test("10,000 files in one references/: the listing is bounded and says so, and calls still answer", async (t) => {
-  const root = realTempDir("many-refs");
+  const root = realTempDir("skillport-many-refs");
   const skills = path.join(root, "skills");
   const dir = writeSkillDir(skills, "crowded");
   const references = path.join(dir, "references");
@@ -316,7 +320,7 @@ test("10,000 files in one references/: the listing is bounded and says so, and c
 });
 
 test("a SKILL.md swapped for a FIFO after load: calls answer at once, a rescan drops the skill", { skip: process.platform === "win32" }, async (t) => {
-  const root = realTempDir("fifo-swap");
+  const root = realTempDir("skillport-fifo-swap");
   const skills = path.join(root, "skills");
   const dir = writeSkillDir(skills, "swapped");
   writeSkillDir(skills, "plain");

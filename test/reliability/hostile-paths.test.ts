@@ -12,9 +12,10 @@ import { after, before, describe, test } from "node:test";
 import { createSkillRuntime, type SkillRuntime } from "../../src/runtime.js";
 import type { Session } from "../../src/session/session.js";
 import type { Envelope, FileLoadedData } from "../../src/tool/envelope.js";
-import { assertEnvelope, childEnv, realTempDir, startStdioServer, withinBound, writeSkillDir, type StdioServer } from "./support.js";
+import { realTempDir } from "../support/tmp.js";
+import { assertEnvelope, childEnv, startStdioServer, withinBound, writeSkillDir, type StdioServer } from "./support.js";
 
-const root = realTempDir("hostile");
+const root = realTempDir("skillport-hostile");
 const skills = path.join(root, "skills");
 const outside = path.join(root, "outside");
 const home = path.join(root, "home");

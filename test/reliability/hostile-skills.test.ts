@@ -10,9 +10,10 @@ import * as path from "node:path";
 import { after, before, test } from "node:test";
 import { createSkillRuntime, type SkillRuntime } from "../../src/runtime.js";
 import type { ListData, LoadedData } from "../../src/tool/envelope.js";
-import { assertEnvelope, childEnv, realTempDir, startStdioServer, withinBound, writeSkillDir, type StdioServer } from "./support.js";
+import { realTempDir } from "../support/tmp.js";
+import { assertEnvelope, childEnv, startStdioServer, withinBound, writeSkillDir, type StdioServer } from "./support.js";
 
-const root = realTempDir("hostile-skills");
+const root = realTempDir("skillport-hostile-skills");
 const skills = path.join(root, "skills");
 const home = path.join(root, "home");
 fs.mkdirSync(home);

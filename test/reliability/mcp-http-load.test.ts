@@ -6,43 +6,34 @@
  * sees no unhandled rejection.
  */
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import * as path from "node:path";
 import { after, before, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Envelope, LoadedData } from "../../src/tool/envelope.js";
-import { eventually, readLogs, serverCommand } from "../adapters/mcp-fixtures.js";
-import { assertEnvelope, childEnv, realTempDir, recordUnhandledRejections, withinBound, writeSkillDir } from "./support.js";
+import { readLogs } from "../adapters/mcp-fixtures.js";
+import { eventually } from "../support/eventually.js";
+import { startHttpServer, type HttpServer } from "../support/mcp-server.js";
+import { realTempDir } from "../support/tmp.js";
+import { assertEnvelope, childEnv, recordUnhandledRejections, withinBound, writeSkillDir } from "./support.js";
 
 const CLIENTS = 20;
 const unhandled = recordUnhandledRejections();
-const root = realTempDir("mcp-http-load");
+const root = realTempDir("skillport-mcp-http-load");
 const skills = path.join(root, "skills");
 const logDir = path.join(root, "logs");
 writeSkillDir(skills, "shared", { body: "# shared\n\nEvery client loads this one." });
 for (let i = 0; i < CLIENTS; i++) writeSkillDir(skills, `own-${String(i).padStart(2, "0")}`);
 
-let server: ChildProcess;
-let stderr = "";
+let server: HttpServer;
 let url: URL;
 
 before(async () => {
-  const { command, args } = serverCommand(["--http", "0", "--root", skills, "--log-dir", logDir]);
-  server = spawn(command, args, { cwd: root, env: childEnv(root), stdio: ["ignore", "pipe", "pipe"] });
-  server.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  await eventually(() => /listening on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr) || server.exitCode !== null, "the listening line");
-  const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-  assert.ok(match, `server did not start:\n${stderr}`);
-  url = new URL(match[1]!);
+  server = await startHttpServer(["--root", skills, "--log-dir", logDir], { cwd: root, env: childEnv(root) });
+  url = server.url;
 });
 
-after(async () => {
-  if (server.exitCode === null) {
-    server.kill("SIGKILL");
-    await new Promise((resolve) => server.once("exit", resolve));
-  }
-});
+after(() => server?.stop());
 
 async function call(client: Client, args: Record<string, unknown>): Promise<Envelope> {
   const result = await withinBound(client.callTool({ name: "skill", arguments: args }), `tools/call ${JSON.stringify(args)}`);
@@ -99,6 +90,6 @@ test(`${CLIENTS} concurrent MCP clients over HTTP each get their own session and
     for (const name of named) assert.ok(["shared", result.ownName, "missing-everywhere"].includes(name), `${name} crossed into ${result.ownName}'s session`);
   }
   assert.deepEqual(unhandled, [], "no unhandled rejection in the clients");
-  assert.equal(server.exitCode, null, "the server is still up");
-  assert.doesNotMatch(stderr, /unhandled|TypeError|ReferenceError/i, "the server logged no crash");
+  assert.equal(server.child.exitCode, null, "the server is still up");
+  assert.doesNotMatch(server.stderr(), /unhandled|TypeError|ReferenceError/i, "the server logged no crash");
 });

@@ -13,7 +13,8 @@ import { createSkillRuntime } from "../../src/runtime.js";
 import { readSessionLog } from "../../src/session/log.js";
 import type { CallRecord } from "../../src/session/records.js";
 import { TSX_LOADER } from "../cli/cli-process.js";
-import { assertEnvelope, realTempDir, withinBound, writeSkillDir } from "./support.js";
+import { realTempDir } from "../support/tmp.js";
+import { assertEnvelope, withinBound, writeSkillDir } from "./support.js";
 
 const SKILLS = 8;
 const CALLS_BEFORE_KILL = 60;
@@ -71,7 +72,7 @@ async function runAndKill(skills: string, logFile: string, count: number): Promi
 }
 
 test("SIGKILL while a session writes: every finished call is in the log and a restore resumes it", async (t) => {
-  const root = realTempDir("session-crash");
+  const root = realTempDir("skillport-session-crash");
   const skills = buildTree(root);
   const logFile = path.join(root, "logs", "crash-test.jsonl");
   const reported = await runAndKill(skills, logFile, CALLS_BEFORE_KILL);
@@ -115,7 +116,7 @@ test("SIGKILL while a session writes: every finished call is in the log and a re
 });
 
 test("a kill that tears the last record: every complete record is restored and the torn one is reported", async (t) => {
-  const root = realTempDir("session-torn");
+  const root = realTempDir("skillport-session-torn");
   const skills = buildTree(root);
   const logFile = path.join(root, "logs", "crash-test.jsonl");
   await runAndKill(skills, logFile, 12);

@@ -4,14 +4,12 @@
  * and the real `skillport mcp` server over stdio.
  */
 import assert from "node:assert/strict";
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { after } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Envelope } from "../../src/tool/envelope.js";
-import { serverCommand } from "../adapters/mcp-fixtures.js";
-import { tempDir } from "../support/tmp.js";
+import { serverCommand } from "../support/mcp-server.js";
+import { makeSkill } from "../support/skill-spec.js";
 
 const ERROR_CODES = new Set(["invalid_arguments", "tool_unavailable", "skill_not_found", "skill_unavailable", "skill_read_error"]);
 const READ_REASONS = new Set(["illegal_path", "unsupported_path", "not_found", "not_a_file", "not_utf8", "io"]);
@@ -72,20 +70,13 @@ export async function withinBound<T>(work: Promise<T>, what: string): Promise<T>
   }
 }
 
-/** A temp directory by its real path (skills record real paths), removed when the file ends. */
-export function realTempDir(prefix: string): string {
-  return fs.realpathSync(tempDir(`skillport-${prefix}-`));
-}
-
 /** Writes `root/name/SKILL.md` with a name, a description and a body; returns the skill directory. */
 export function writeSkillDir(root: string, name: string, options: { description?: string; body?: string; frontmatter?: string } = {}): string {
-  const dir = path.join(root, name);
-  fs.mkdirSync(dir, { recursive: true });
-  const lines = ["---", `name: ${name}`, `description: ${options.description ?? `Does the ${name} task when asked to.`}`];
-  if (options.frontmatter) lines.push(options.frontmatter.trim());
-  lines.push("---", "", options.body ?? `# ${name}\n\nFollow the ${name} steps.`, "");
-  fs.writeFileSync(path.join(dir, "SKILL.md"), lines.join("\n"));
-  return dir;
+  return makeSkill(root, name, {
+    description: options.description ?? `Does the ${name} task when asked to.`,
+    body: options.body ?? `# ${name}\n\nFollow the ${name} steps.`,
+    ...(options.frontmatter ? { frontmatter: options.frontmatter.trim() } : {}),
+  });
 }
 
 /** The environment a server child runs with: this process's, with HOME inside the sandbox. */

@@ -2,34 +2,11 @@
  * Session test scaffolding: real skill directories in temp folders, served by a real runtime
  * whose `session()` opens the sessions under test.
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
 import { after } from "node:test";
 import { createSkillRuntime, type SkillRuntime, type SkillRuntimeOptions } from "../../src/runtime.js";
 import type { Session, SessionHost, SessionOptions } from "../../src/session/session.js";
-import { tempDir } from "../support/tmp.js";
-
-export function realTempDir(prefix: string): string {
-  return fs.realpathSync(tempDir(`${prefix}-`));
-}
-
-export interface SkillSpec {
-  description?: string;
-  body?: string;
-  /** Extra frontmatter lines, written as given. */
-  frontmatter?: string;
-}
-
-/** Writes `root/name/SKILL.md` and returns the skill directory. */
-export function makeSkill(root: string, name: string, spec: SkillSpec = {}): string {
-  const dir = path.join(root, name);
-  fs.mkdirSync(dir, { recursive: true });
-  const lines = ["---", `name: ${name}`, `description: ${spec.description ?? `Does ${name} things.`}`];
-  if (spec.frontmatter) lines.push(spec.frontmatter);
-  lines.push("---", "", spec.body ?? `# ${name}\n\nFollow these steps.`, "");
-  fs.writeFileSync(path.join(dir, "SKILL.md"), lines.join("\n"));
-  return dir;
-}
+import { makeSkill, type SkillSpec } from "../support/skill-spec.js";
+import { realTempDir } from "../support/tmp.js";
 
 /** A fresh temp directory holding the given skills. */
 export function skillRoot(skills: Record<string, SkillSpec>): string {

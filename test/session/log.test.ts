@@ -6,7 +6,8 @@ import { describe, it } from "node:test";
 import { fileLog, logFileStem, readSessionLog, resolveLogPath } from "../../src/session/log.js";
 import type { SessionRecord } from "../../src/session/records.js";
 import { restoreSession } from "../../src/session/session.js";
-import { hostOf, realTempDir, runtimeOver } from "./host.js";
+import { realTempDir } from "../support/tmp.js";
+import { hostOf, runtimeOver } from "./host.js";
 
 const FIXTURE = path.join(import.meta.dirname, "fixtures", "append-forever.ts");
 const REPO = path.resolve(import.meta.dirname, "..", "..");

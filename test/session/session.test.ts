@@ -3,7 +3,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import type { Envelope, LoadedData } from "../../src/tool/envelope.js";
-import { runtimeOver, sessionOver, type SkillSpec } from "./host.js";
+import type { SkillSpec } from "../support/skill-spec.js";
+import { runtimeOver, sessionOver } from "./host.js";
 
 function statusOf(envelope: Envelope): string | undefined {
   return envelope.ok && "status" in envelope.data ? envelope.data.status : undefined;

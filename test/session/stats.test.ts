@@ -3,7 +3,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import { readStatsDir, statsFromRecords } from "../../src/session/stats.js";
-import { realTempDir, runtimeOver } from "./host.js";
+import { realTempDir } from "../support/tmp.js";
+import { runtimeOver } from "./host.js";
 
 describe("statistics", () => {
   it("counts activations, refused re-activations, file reads and last use per skill", async () => {

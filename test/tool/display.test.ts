@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { displayOf } from "../../src/tool/display.js";
-import { globalSource, makeSkill, realTempDir, runtimeHarness } from "./harness.js";
+import { makeSkill } from "../support/skill-spec.js";
+import { realTempDir } from "../support/tmp.js";
+import { globalSource, runtimeHarness } from "./harness.js";
 
 const root = realTempDir("skillport-display");
 makeSkill(root, "alpha", { files: { "references/r.md": "r" } });

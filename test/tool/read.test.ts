@@ -4,7 +4,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import type { Envelope, FileLoadedData } from "../../src/tool/envelope.js";
-import { CORPUS, globalSource, makeSkill, realTempDir, runtimeHarness } from "./harness.js";
+import { makeSkill } from "../support/skill-spec.js";
+import { CORPUS, realTempDir } from "../support/tmp.js";
+import { globalSource, runtimeHarness } from "./harness.js";
 
 const root = realTempDir("skillport-read");
 const skills = path.join(root, "skills");

@@ -3,7 +3,9 @@ import path from "node:path";
 import { test } from "node:test";
 import { failure, success } from "../../src/tool/envelope.js";
 import { renderEnvelopeText } from "../../src/tool/render.js";
-import { globalSource, makeSkill, realTempDir, runtimeHarness } from "./harness.js";
+import { makeSkill } from "../support/skill-spec.js";
+import { realTempDir } from "../support/tmp.js";
+import { globalSource, runtimeHarness } from "./harness.js";
 
 const root = realTempDir("skillport-render");
 const dir = makeSkill(root, "kit", {

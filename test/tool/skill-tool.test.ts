@@ -7,7 +7,9 @@ import { loadSkillSync } from "../../src/package/load.js";
 import type { RegisteredSkill } from "../../src/registry/types.js";
 import type { Envelope, FileLoadedData, ListData, LoadedData } from "../../src/tool/envelope.js";
 import { createSkillTool } from "../../src/tool/skill-tool.js";
-import { CORPUS, globalSource, makeSkill, realTempDir, runtimeHarness } from "./harness.js";
+import { makeSkill } from "../support/skill-spec.js";
+import { CORPUS, realTempDir } from "../support/tmp.js";
+import { globalSource, runtimeHarness } from "./harness.js";
 
 function errorOf(envelope: Envelope) {
   assert.equal(envelope.ok, false, JSON.stringify(envelope));
