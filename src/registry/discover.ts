@@ -5,7 +5,9 @@
  * subdirectories are its resources.
  *
  * The walk costs one `stat` per skill (of its SKILL.md, which is also the stamp that decides
- * re-reads) plus one `readdir` per category, so a rescan of an unchanged tree stays cheap.
+ * re-reads) plus one `readdir` per category, so a rescan of an unchanged tree stays cheap. A
+ * caller that is going to read every SKILL.md anyway may pass its own probe, which opens the
+ * file instead and takes the stamp from the open file: one syscall chain per skill, not two.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -37,10 +39,18 @@ export interface SourceDiscovery {
   failed: boolean;
 }
 
-interface Walk {
-  found: FoundSkill[];
+/** Where a probe reports problems; `failed` as in `SourceDiscovery`. */
+export interface WalkProblems {
   diagnostics: Diagnostic[];
   failed: boolean;
+}
+
+/** Decides whether `dir` holds a skill: its SKILL.md (or skill.md) and stamp, or null. */
+export type SkillProbe = (dir: string, problems: WalkProblems) => FoundSkill | null;
+
+interface Walk extends WalkProblems {
+  found: FoundSkill[];
+  probe: SkillProbe;
   /** Real directories already examined: a directory reached twice loads once. */
   visited: Set<string>;
   directories: number;
@@ -49,7 +59,7 @@ interface Walk {
   sourcePath: string;
 }
 
-export async function discoverSource(sourcePath: string, slicer: TimeSlicer): Promise<SourceDiscovery> {
+export async function discoverSource(sourcePath: string, slicer: TimeSlicer, probe: SkillProbe = statSkillFile): Promise<SourceDiscovery> {
   const root = path.resolve(sourcePath);
   const result: SourceDiscovery = { found: [], diagnostics: [], failed: false };
   let realRoot: string;
@@ -71,8 +81,8 @@ export async function discoverSource(sourcePath: string, slicer: TimeSlicer): Pr
     result.diagnostics.push(diagnostic(root, "warning", "source_not_directory", `Source ${root} is not a directory; it contributes no skills`));
     return result;
   }
-  const walk: Walk = { ...result, visited: new Set([realRoot]), directories: 0, stopped: false, slicer, sourcePath: root };
-  const rootSkill = skillFileIn(realRoot, walk);
+  const walk: Walk = { ...result, probe, visited: new Set([realRoot]), directories: 0, stopped: false, slicer, sourcePath: root };
+  const rootSkill = probe(realRoot, walk);
   if (rootSkill) walk.found.push(rootSkill);
   else await walkCategory(realRoot, 0, [realRoot], walk);
   return { found: walk.found, diagnostics: walk.diagnostics, failed: walk.failed };
@@ -80,7 +90,8 @@ export async function discoverSource(sourcePath: string, slicer: TimeSlicer): Pr
 
 async function walkCategory(dir: string, depth: number, chain: string[], walk: Walk): Promise<void> {
   const entries = readEntries(dir, walk);
-  for (const entry of entries) {
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
     if (walk.stopped) return;
     if (isSkipped(entry.name)) continue;
     // Plain concatenation: both parts are already clean, and path.join costs more than the stat.
@@ -100,7 +111,7 @@ async function walkCategory(dir: string, depth: number, chain: string[], walk: W
       );
       return;
     }
-    const skill = skillFileIn(real, walk);
+    const skill = walk.probe(real, walk);
     if (skill) walk.found.push(skill);
     else if (depth + 1 < MAX_SKILL_DEPTH) await walkCategory(real, depth + 1, [...chain, real], walk);
     else if (hasSubdirectory(real)) {
@@ -113,7 +124,8 @@ async function walkCategory(dir: string, depth: number, chain: string[], walk: W
         ),
       );
     }
-    await walk.slicer.pause();
+    // An await per entry costs a microtask turn each; yield only when the slice is used up.
+    if (walk.slicer.due()) await walk.slicer.yield();
   }
 }
 
@@ -156,7 +168,8 @@ function followLink(link: string, parent: string, chain: string[], walk: Walk): 
   return real;
 }
 
-function skillFileIn(dir: string, walk: Walk): FoundSkill | null {
+/** The default probe: a `stat` of SKILL.md, then of skill.md. */
+export function statSkillFile(dir: string, problems: WalkProblems): FoundSkill | null {
   for (const name of ["SKILL.md", "skill.md"]) {
     const skillFile = dir + path.sep + name;
     let stat: fs.Stats | undefined;
@@ -165,8 +178,8 @@ function skillFileIn(dir: string, walk: Walk): FoundSkill | null {
     } catch (error) {
       const code = errorCode(error);
       if (code === "ENOTDIR") return null;
-      walk.failed = true;
-      walk.diagnostics.push(diagnostic(skillFile, "error", "skill_file_unreadable", `Cannot stat ${skillFile}: ${code}`));
+      problems.failed = true;
+      problems.diagnostics.push(diagnostic(skillFile, "error", "skill_file_unreadable", `Cannot stat ${skillFile}: ${code}`));
       return null;
     }
     if (stat) return { dir, skillFile, stamp: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino } };

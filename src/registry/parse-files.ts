@@ -1,86 +1,95 @@
 /**
  * Loading many skill directories without stalling the event loop (SPEC §2, worker boundary).
  * Directories are handed over as discovery finds them; once enough have gathered they go to the
- * worker pool in jobs, so parsing overlaps the rest of the walk. A scan that finds only a few
- * loads them on the main thread in time slices, where a worker would cost more than it saves.
- * Either way the records are structured clones — copies, so the registry never holds slices of
- * file text.
+ * worker pool in jobs, so parsing overlaps the rest of the walk, and each batch of compact
+ * records is turned into registry records as it arrives, so that work overlaps the parsing. A
+ * scan that finds only a few loads them on the main thread in time slices, where a worker would
+ * cost more than it saves. Either way the records hold copies of the strings, never slices of
+ * the file text: the worker's are structured clones, and the inline path clones too.
  */
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
 import { loadSkillSync } from "../package/load.js";
-import type { LoadResult } from "../package/types.js";
-import { loadInWorker } from "./parse-pool.js";
+import type { FoundSkill } from "./discover.js";
+import { runInWorker } from "./parse-pool.js";
+import { fromWire, toWire, type LoadedSkill } from "./skill-wire.js";
 import type { TimeSlicer } from "./time-slice.js";
 
 /**
  * Fewer files than this load inline. Measured on 2 cores: a warm worker parses no faster than the
- * main thread (~30 µs a skill), and a worker's first job pays 60–130 ms of start-up; what a worker
- * buys is a free main thread. 200 skills cost the main thread ~6 ms in total, which is not worth
- * a thread; above that, the main thread's time is worth more.
+ * main thread, and a worker's first job pays 60–130 ms of start-up; what a worker buys is a free
+ * main thread. 200 skills cost the main thread ~6 ms in total, which is not worth a thread; above
+ * that, the main thread's time is worth more.
  */
 export const INLINE_PARSE_LIMIT = 200;
 /** Files per worker job: large enough to amortise messaging, small enough to balance two workers. */
 const JOB_SIZE = 500;
 
+/** The one warning a scan gives when worker threads failed it and the main thread did their work. */
+export function workerFailed(path: string, error: unknown): Diagnostic {
+  return diagnostic(path, "warning", "worker_failed", `Loading skills in a worker failed (${String(error)}); loaded them on the main thread`);
+}
+
 export interface ParseOutcome {
-  /** One result per added directory, in the order added. */
-  results: LoadResult[];
+  /** One record per added skill, in the order added. */
+  results: LoadedSkill[];
   /** How many of them were loaded off the main thread. */
   inWorkers: number;
   diagnostics: Diagnostic[];
 }
 
 export class SkillDirLoader {
-  private readonly dirs: string[] = [];
+  private readonly found: FoundSkill[] = [];
   private dispatched = 0;
   private readonly jobs: Promise<void>[] = [];
-  private readonly results: LoadResult[] = [];
+  private readonly results: LoadedSkill[] = [];
   private inWorkers = 0;
   private readonly diagnostics: Diagnostic[] = [];
 
   constructor(private readonly slicer: TimeSlicer) {}
 
-  add(dir: string): void {
-    this.dirs.push(dir);
-    if (this.dirs.length - this.dispatched >= JOB_SIZE) this.dispatch();
+  add(found: FoundSkill): void {
+    this.found.push(found);
+    if (this.found.length - this.dispatched >= JOB_SIZE) this.dispatch();
   }
 
   async finish(): Promise<ParseOutcome> {
-    if (this.jobs.length > 0 || this.dirs.length >= INLINE_PARSE_LIMIT) this.dispatch();
-    else await this.loadInline(0, this.dirs);
+    if (this.jobs.length > 0 || this.found.length >= INLINE_PARSE_LIMIT) this.dispatch();
+    else await this.loadInline(0, this.found);
     await Promise.all(this.jobs);
     return { results: this.results, inWorkers: this.inWorkers, diagnostics: this.diagnostics };
   }
 
   private dispatch(): void {
     const start = this.dispatched;
-    const dirs = this.dirs.slice(start);
-    if (dirs.length === 0) return;
-    this.dispatched = this.dirs.length;
+    const found = this.found.slice(start);
+    if (found.length === 0) return;
+    this.dispatched = this.found.length;
     this.jobs.push(
-      loadInWorker(dirs).then(
-        (results) => {
-          for (let i = 0; i < results.length; i++) this.results[start + i] = results[i]!;
-          this.inWorkers += results.length;
+      runInWorker({ kind: "load", dirs: found.map((skill) => skill.dir) }, (message) => {
+        if (message.kind !== "results") return;
+        for (let i = 0; i < message.results.length; i++) {
+          const skill = found[message.start + i]!;
+          this.results[start + message.start + i] = fromWire(message.results[i]!, skill.dir, skill.skillFile);
+        }
+      }).then(
+        () => {
+          this.inWorkers += found.length;
         },
         async (error: unknown) => {
           // A worker that cannot start (or dies) must not cost the skills: load them here instead.
-          if (!this.diagnostics.some((d) => d.code === "worker_failed")) {
-            this.diagnostics.push(
-              diagnostic(dirs[0]!, "warning", "worker_failed", `Loading skills in a worker failed (${String(error)}); loaded them on the main thread`),
-            );
-          }
-          await this.loadInline(start, dirs);
+          if (!this.diagnostics.some((d) => d.code === "worker_failed")) this.diagnostics.push(workerFailed(found[0]!.dir, error));
+          await this.loadInline(start, found);
         },
       ),
     );
   }
 
-  private async loadInline(start: number, dirs: readonly string[]): Promise<void> {
-    for (let i = 0; i < dirs.length; i++) {
+  private async loadInline(start: number, found: readonly FoundSkill[]): Promise<void> {
+    for (let i = 0; i < found.length; i++) {
+      const skill = found[i]!;
       // structuredClone copies every string, so no record keeps the whole file text alive.
-      this.results[start + i] = structuredClone(loadSkillSync(dirs[i]!));
-      await this.slicer.pause();
+      this.results[start + i] = fromWire(structuredClone(toWire(loadSkillSync(skill.dir))), skill.dir, skill.skillFile);
+      if (this.slicer.due()) await this.slicer.yield();
     }
   }
 }

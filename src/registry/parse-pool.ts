@@ -6,17 +6,21 @@
  */
 import * as os from "node:os";
 import { Worker } from "node:worker_threads";
-import type { LoadResult } from "../package/types.js";
-import type { ParseJobMessage, ParseWorkerMessage } from "./parse-protocol.js";
+import type { ParseJobMessage, ParseWorkerMessage, WorkerJob } from "./parse-protocol.js";
 
 const MAX_WORKERS = Math.max(1, Math.min(2, os.availableParallelism()));
 const IDLE_MS = 30_000;
 
+/**
+ * Receives each message of a job as it arrives (all but the final `done`), so the caller can
+ * collect records while the worker still works.
+ */
+export type MessageHandler = (message: Exclude<ParseWorkerMessage, { kind: "done" }>) => void;
+
 interface Job {
-  id: number;
-  dirs: string[];
-  results: LoadResult[];
-  resolve(results: LoadResult[]): void;
+  message: ParseJobMessage;
+  onMessage: MessageHandler;
+  resolve(): void;
   reject(error: Error): void;
 }
 
@@ -32,12 +36,17 @@ const queue: Job[] = [];
 let nextJobId = 1;
 let idleTimer: NodeJS.Timeout | null = null;
 
-/** Loads `dirs` in a worker thread; rejects when no worker can run the job. */
-export function loadInWorker(dirs: string[]): Promise<LoadResult[]> {
+/** Runs `job` in a worker thread; resolves when it is done, rejects when no worker can run it. */
+export function runInWorker(job: WorkerJob, onMessage: MessageHandler): Promise<void> {
   return new Promise((resolve, reject) => {
-    queue.push({ id: nextJobId++, dirs, results: new Array<LoadResult>(dirs.length), resolve, reject });
+    queue.push({ message: { ...job, id: nextJobId++ }, onMessage, resolve, reject });
     dispatch();
   });
+}
+
+/** Whether a worker is running now, so a job sent now does not wait for one to start. */
+export function workersRunning(): boolean {
+  return workers.size > 0;
 }
 
 function dispatch(): void {
@@ -61,7 +70,7 @@ function dispatch(): void {
     const job = queue.shift()!;
     pooled.job = job;
     pooled.worker.ref();
-    pooled.worker.postMessage({ id: job.id, dirs: job.dirs } satisfies ParseJobMessage);
+    pooled.worker.postMessage(job.message);
   }
   if ([...workers].every((w) => w.job === null) && workers.size > 0) {
     idleTimer = setTimeout(() => {
@@ -78,15 +87,15 @@ function spawn(): PooledWorker {
   workers.add(pooled);
   pooled.worker.on("message", (message: ParseWorkerMessage) => {
     const job = pooled.job;
-    if (!job || job.id !== message.id) return;
-    if (message.kind === "results") {
-      for (let i = 0; i < message.results.length; i++) job.results[message.start + i] = message.results[i]!;
+    if (!job || job.message.id !== message.id) return;
+    if (message.kind !== "done") {
+      job.onMessage(message);
       return;
     }
     pooled.job = null;
     pooled.proven = true;
     pooled.worker.unref();
-    job.resolve(job.results);
+    job.resolve();
     dispatch();
   });
   const fail = (error: Error) => {

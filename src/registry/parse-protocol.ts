@@ -1,14 +1,42 @@
 /** Messages between the main thread and a parse worker. */
-import type { LoadResult } from "../package/types.js";
+import type { Diagnostic } from "../package/diagnostic.js";
+import type { PlacedSkillWire, SkillWire } from "./skill-wire.js";
 
-/** Results per message: small enough that deserialising one batch is a sub-millisecond step. */
-export const RESULT_BATCH = 200;
+/**
+ * Records per message: each message is deserialised in one event-loop turn, so a batch must stay
+ * well under a millisecond of main-thread work (a compact record costs a few microseconds).
+ */
+export const RESULT_BATCH = 100;
 
-export interface ParseJobMessage {
-  id: number;
+/**
+ * The SKILL.md files a registry already holds for one source, by skill directory, with the
+ * stamps they were read at: a walk re-reads only those whose stamp changed. Stamps are three
+ * numbers per directory (size, mtimeMs, ino), packed so they cross as one buffer.
+ */
+export interface KnownSkills {
   dirs: string[];
+  stamps: Float64Array;
 }
 
+export type WorkerJob =
+  /** Load these skill directories. */
+  | { kind: "load"; dirs: string[] }
+  /** Walk one source, reading every SKILL.md that is not known with the same stamp. */
+  | { kind: "walk"; source: string; known: KnownSkills };
+
+export type ParseJobMessage = WorkerJob & { id: number };
+
+/**
+ * One skill directory a walk found: the index (into `KnownSkills.dirs`) of a known one whose
+ * SKILL.md is unchanged, or a new or changed one with what loading it gave.
+ */
+export type FoundWire = number | PlacedSkillWire;
+
 export type ParseWorkerMessage =
-  | { id: number; kind: "results"; start: number; results: LoadResult[] }
+  /** Load jobs: records for `dirs[start]` onwards. */
+  | { id: number; kind: "results"; start: number; results: SkillWire[] }
+  /** Walk jobs: the next skill directories found, in walk order. */
+  | { id: number; kind: "found"; found: FoundWire[] }
+  /** Walk jobs, last before `done`: the walk's own diagnostics (see `SourceDiscovery`). */
+  | { id: number; kind: "walked"; diagnostics: Diagnostic[]; failed: boolean }
   | { id: number; kind: "done" };

@@ -25,9 +25,17 @@ export function rankSkills(candidates: readonly RegisteredSkill[]): RankedSkills
   const diagnostics: Diagnostic[] = [];
   const diagnosticGroups = new Map<Diagnostic, VisibilityGroup[]>();
   const keptByName = new Map<string, RegisteredSkill[]>();
-  for (const skill of ordered) {
+  // Index loops: this runs over every skill of a large tree in one go, and an iterator's
+  // per-step objects are garbage the event loop pays to collect.
+  for (let i = 0; i < ordered.length; i++) {
+    const skill = ordered[i]!;
+    const rivals = keptByName.get(skill.name);
+    if (rivals === undefined) {
+      keptByName.set(skill.name, [skill]);
+      skills.push(skill);
+      continue;
+    }
     const group = visibilityGroup(skill);
-    const rivals = keptByName.get(skill.name) ?? [];
     const sameGroupWinner = rivals.find((rival) => visibilityGroup(rival) === group);
     if (sameGroupWinner) {
       // The same real directory reached through two sources is one skill, not a collision.
@@ -46,7 +54,6 @@ export function rankSkills(candidates: readonly RegisteredSkill[]): RankedSkills
       diagnosticGroups.set(d, [rivalGroup, group]);
     }
     rivals.push(skill);
-    keptByName.set(skill.name, rivals);
     skills.push(skill);
   }
   return { skills, diagnostics, diagnosticGroups };
@@ -55,7 +62,7 @@ export function rankSkills(candidates: readonly RegisteredSkill[]): RankedSkills
 /** Candidates arrive in source order, so bucketing by origin keeps source order within each origin. */
 function inPrecedenceOrder(candidates: readonly RegisteredSkill[]): RegisteredSkill[] {
   const buckets: RegisteredSkill[][] = [[], [], [], []];
-  for (const skill of candidates) buckets[ORIGIN_RANK[skill.origin]]!.push(skill);
+  for (let i = 0; i < candidates.length; i++) buckets[ORIGIN_RANK[candidates[i]!.origin]]!.push(candidates[i]!);
   return buckets.flat();
 }
 

@@ -5,12 +5,15 @@
  * snapshot serving; unchanged SKILL.md files (same size, mtime and inode) are never re-read.
  */
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
-import type { FileStamp, LoadResult } from "../package/types.js";
+import type { FileStamp, SkillPackage } from "../package/types.js";
 import { discoverSource, type FoundSkill, type SourceDiscovery } from "./discover.js";
-import { SkillDirLoader } from "./parse-files.js";
-import { rankSkills } from "./precedence.js";
+import { SkillDirLoader, workerFailed } from "./parse-files.js";
+import { workersRunning } from "./parse-pool.js";
+import { rankSkills, type RankedSkills } from "./precedence.js";
 import { defaultLabel, visibilityGroup, type VisibilityGroup } from "./sources.js";
+import type { LoadedSkill } from "./skill-wire.js";
 import { TimeSlicer } from "./time-slice.js";
+import { walkInWorker, type SourceWalk } from "./worker-walk.js";
 import type { RegisteredSkill, RegistrySnapshot, SkillSource } from "./types.js";
 
 export interface RegistryOptions {
@@ -57,12 +60,30 @@ export interface SkillRegistry {
 
 interface CacheEntry {
   stamp: FileStamp;
-  result: LoadResult;
-  /** The registered records built from `result`, by source index (one file may sit in several sources). */
-  records: Map<number, RegisteredSkill>;
-  /** The scan that last reported the file's diagnostics: a file in several sources reports once. */
+  /** The loaded skill, or null when the file cannot be used (its diagnostics say why). */
+  skill: SkillPackage | null;
+  diagnostics: readonly Diagnostic[];
+  /**
+   * The registered record built from `skill`, per source index. A file nearly always sits in one
+   * source, so the first record is kept on its own and a map is made only for a second source.
+   */
+  record: RegisteredSkill | null;
+  moreRecords: Map<number, RegisteredSkill> | null;
+  /** The scan that read the file. */
+  readIn: number;
+  /**
+   * The scan that last reached the file and reported its diagnostics: a file in several sources
+   * reports once, and a file no scan reaches any more leaves the cache.
+   */
   reportedIn: number;
 }
+
+/**
+ * Skills found (by this scan or the last) before the remaining sources are walked in workers.
+ * Walking here costs the event loop about 4 µs a skill in sliced steps, so below this a tree is
+ * walked here; above it, a worker's walk also reads each new SKILL.md without a separate stat.
+ */
+export const WORKER_WALK_LIMIT = 1000;
 
 const EMPTY_SNAPSHOT: RegistrySnapshot = Object.freeze({ version: 0, skills: Object.freeze([]), diagnostics: Object.freeze([]), env: Object.freeze({}) });
 
@@ -79,9 +100,12 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
   const readEnv = options.env ?? (() => process.env);
   const listeners = new Set<(snapshot: RegistrySnapshot) => void>();
   let current = EMPTY_SNAPSHOT;
-  let cache = new Map<string, CacheEntry>();
+  const cache = new Map<string, CacheEntry>();
   /** Each source's last discovery, kept for sources that later fail to read. */
   let lastFound = new Map<number, FoundSkill[]>();
+  let lastFoundCount = 0;
+  /** The last ranking and its input: an unchanged rescan yields the very same records, so it is reused. */
+  let lastRanking: { candidates: RegisteredSkill[]; ranked: RankedSkills } | null = null;
   let scanSerial = 0;
   let inFlight: Promise<RefreshOutcome> | null = null;
   let followUp: Promise<RefreshOutcome> | null = null;
@@ -101,75 +125,125 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     };
     const tag = (d: Diagnostic, group: VisibilityGroup) => report(d, [group]);
 
-    // Files to read go to the loader as each source is walked, so parsing overlaps discovery.
+    // A source walked here sends the files it must read to the loader as it goes, so parsing
+    // overlaps the walk. Once the scan knows the tree is large (this scan or the last one found
+    // WORKER_WALK_LIMIT skills) and workers are running, the remaining sources are walked in
+    // workers, which read as they walk: the event loop then only collects records.
     const loader = new SkillDirLoader(slicer);
     const toRead = new Map<string, FoundSkill>();
-    const discoveries: (SourceDiscovery | null)[] = [];
+    // A source that could not be read in part keeps its last good skills rather than losing them.
+    const keepLastGood = (index: number, discovery: SourceDiscovery) => {
+      if (discovery.failed && lastFound.has(index)) discovery.found = lastFound.get(index)!;
+    };
+    const walkHere = async (index: number): Promise<SourceWalk> => {
+      const discovery = await discoverSource(sources[index]!.path, slicer);
+      keepLastGood(index, discovery);
+      for (let i = 0; i < discovery.found.length; i++) {
+        const found = discovery.found[i]!;
+        const cached = cache.get(found.skillFile);
+        if ((cached && sameStamp(cached.stamp, found.stamp)) || toRead.has(found.skillFile)) continue;
+        toRead.set(found.skillFile, found);
+        loader.add(found);
+      }
+      return { discovery, reads: 0 };
+    };
+    // The cache is updated in place as records arrive (a new map per scan would be rebuilt for
+    // every unchanged skill): each entry states what one file parses to at one stamp, which stays
+    // true even if this scan fails later. Entries no source reached any more go once it is done.
+    const adopt = (found: FoundSkill, loaded: LoadedSkill): CacheEntry => {
+      const existing = cache.get(found.skillFile);
+      // The same file reached through two sources is read by both walks: the first copy serves.
+      if (existing?.readIn === scanNumber) return existing;
+      const entry = freshEntry(found.stamp, loaded, scanNumber);
+      cache.set(found.skillFile, entry);
+      return entry;
+    };
+    const workerFailures: Diagnostic[] = [];
+    const walkThere = (index: number): Promise<SourceWalk> =>
+      walkInWorker(
+        sources[index]!.path,
+        lastFound.get(index) ?? [],
+        (found) => cache.get(found.skillFile)?.stamp,
+        ({ found, loaded }) => {
+          // Registered now, while other walks still run, so the end of the scan has less to do.
+          const entry = adopt(found, loaded);
+          if (entry.skill) recordOf(entry, sources[index]!, index);
+        },
+      ).then(
+        (walk) => {
+          keepLastGood(index, walk.discovery);
+          return walk;
+        },
+        (error: unknown) => {
+          // A worker that cannot start (or dies) must not cost the source: walk it here instead.
+          workerFailures.push(workerFailed(sources[index]!.path, error));
+          return walkHere(index);
+        },
+      );
+
+    const pending: Promise<SourceWalk | null>[] = [];
+    let foundSoFar = lastFoundCount;
     for (const [index, source] of sources.entries()) {
       const problem = sourceProblem(source);
       if (problem) {
         tag(diagnostic(String(source.path), "error", "source_invalid", problem), visibilityGroup(source));
-        discoveries.push(null);
-        continue;
-      }
-      const discovery = await discoverSource(source.path, slicer);
-      if (discovery.failed && lastFound.has(index)) discovery.found = lastFound.get(index)!;
-      discoveries.push(discovery);
-      for (const found of discovery.found) {
-        const cached = cache.get(found.skillFile);
-        if ((cached && sameStamp(cached.stamp, found.stamp)) || toRead.has(found.skillFile)) continue;
-        toRead.set(found.skillFile, found);
-        loader.add(found.dir);
+        pending.push(Promise.resolve(null));
+      } else if (foundSoFar >= WORKER_WALK_LIMIT && workersRunning()) {
+        pending.push(walkThere(index));
+      } else {
+        const walk = await walkHere(index);
+        foundSoFar += walk.discovery.found.length;
+        pending.push(Promise.resolve(walk));
       }
     }
+    const walks = await Promise.all(pending);
     const parsed = await loader.finish();
     if (closed) throw new Error("registry closed during refresh");
     const reading = [...toRead.values()];
-    stats.reads += reading.length;
-    stats.readsInWorkers += parsed.inWorkers;
-    for (const d of parsed.diagnostics) report(d, []);
+    const readWhileWalking = walks.reduce((n, walk) => n + (walk?.reads ?? 0), 0);
+    stats.reads += reading.length + readWhileWalking;
+    stats.readsInWorkers += parsed.inWorkers + readWhileWalking;
+    const workerFailure = workerFailures[0] ?? parsed.diagnostics.find((d) => d.code === "worker_failed");
+    if (workerFailure) report(workerFailure, []);
 
-    const nextCache = new Map<string, CacheEntry>();
-    for (const [i, found] of reading.entries()) {
-      nextCache.set(found.skillFile, { stamp: found.stamp, result: freezeDeep(parsed.results[i]!), records: new Map(), reportedIn: 0 });
-      await slicer.pause();
+    for (let i = 0; i < reading.length; i++) {
+      adopt(reading[i]!, parsed.results[i]!);
+      if (slicer.due()) await slicer.yield();
     }
     const nextFound = new Map<number, FoundSkill[]>();
     const candidates: RegisteredSkill[] = [];
-    for (const [index, discovery] of discoveries.entries()) {
-      if (!discovery) continue;
+    for (const [index, walk] of walks.entries()) {
+      if (!walk) continue;
+      const discovery = walk.discovery;
       const source = sources[index]!;
       const group = visibilityGroup(source);
       for (const d of discovery.diagnostics) tag(d, group);
       nextFound.set(index, discovery.found);
-      for (const found of discovery.found) {
-        let entry = nextCache.get(found.skillFile);
-        if (!entry) {
-          entry = cache.get(found.skillFile)!;
-          nextCache.set(found.skillFile, entry);
-        }
+      for (let i = 0; i < discovery.found.length; i++) {
+        const found = discovery.found[i]!;
+        const entry = cache.get(found.skillFile)!;
         if (entry.reportedIn !== scanNumber) {
           entry.reportedIn = scanNumber;
-          for (const d of entry.result.diagnostics) tag(d, group);
+          for (const d of entry.diagnostics) tag(d, group);
         }
-        const skill = entry.result.skill;
-        if (!skill) continue;
-        let record = entry.records.get(index);
-        if (!record) {
-          record = registerSkill(skill, source, index);
-          entry.records.set(index, record);
-        }
-        candidates.push(record);
-        await slicer.pause();
+        if (!entry.skill) continue;
+        candidates.push(recordOf(entry, source, index));
+        // An await per skill costs a microtask turn each; yield only when the slice is used up.
+        if (slicer.due()) await slicer.yield();
       }
     }
 
-    const ranked = rankSkills(candidates);
+    const ranked = lastRanking && sameRecords(lastRanking.candidates, candidates) ? lastRanking.ranked : rankSkills(candidates);
+    lastRanking = { candidates, ranked };
     for (const d of ranked.diagnostics) report(d, ranked.diagnosticGroups.get(d)!);
     const env = copyEnv(readEnv());
     const changed = !sameContent(current, ranked.skills, diagnostics, env);
-    cache = nextCache;
+    cache.forEach((entry, skillFile) => {
+      if (entry.reportedIn !== scanNumber) cache.delete(skillFile);
+    });
     lastFound = nextFound;
+    lastFoundCount = 0;
+    nextFound.forEach((found) => (lastFoundCount += found.length));
     stats.scans += 1;
     requirementsGeneration += 1;
     if (!changed) return { ok: true, snapshot: current, changed: false };
@@ -252,20 +326,44 @@ function sourceProblem(source: SkillSource): string | null {
   return null;
 }
 
-function registerSkill(skill: NonNullable<LoadResult["skill"]>, source: SkillSource, sourceIndex: number): RegisteredSkill {
-  const record: RegisteredSkill = { ...skill, origin: source.origin, label: source.label ?? defaultLabel(source.origin), sourceIndex };
+function freshEntry(stamp: FileStamp, { skill, diagnostics }: LoadedSkill, readIn: number): CacheEntry {
+  return { stamp, skill, diagnostics, record: null, moreRecords: null, readIn, reportedIn: 0 };
+}
+
+/** The entry's record for source `index`, registered on first need. */
+function recordOf(entry: CacheEntry, source: SkillSource, index: number): RegisteredSkill {
+  if (!entry.record) {
+    entry.record = registerSkill(entry.skill!, source, index);
+    // The record holds every part of the package, so the package object need not be kept too:
+    // one object fewer per skill for the registry to hold and the collector to copy.
+    entry.skill = entry.record;
+    return entry.record;
+  }
+  if (entry.record.sourceIndex === index) return entry.record;
+  entry.moreRecords ??= new Map();
+  let record = entry.moreRecords.get(index);
+  if (!record) entry.moreRecords.set(index, (record = registerSkill(entry.skill!, source, index)));
+  return record;
+}
+
+/**
+ * The package's parts are shared with the cached load, which `fromWire` froze all the way down,
+ * so freezing the record itself keeps every snapshot's records unchangeable.
+ */
+function registerSkill(skill: SkillPackage, source: SkillSource, sourceIndex: number): RegisteredSkill {
+  // Only the package's own fields: `skill` may be the record another source registered.
+  const { name, description, dir, skillFile, manifest, stamp, diagnostics } = skill;
+  const label = source.label ?? defaultLabel(source.origin);
+  const record: RegisteredSkill = { name, description, dir, skillFile, manifest, stamp, diagnostics, origin: source.origin, label, sourceIndex };
   if (source.projectId !== undefined) record.projectId = source.projectId;
   if (source.agentId !== undefined) record.agentId = source.agentId;
   return Object.freeze(record);
 }
 
-/** Snapshots share parsed records, so a record must not be changeable through any of them. */
-function freezeDeep<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Object.keys(value)) freezeDeep((value as Record<string, unknown>)[key]);
-  }
-  return value;
+function sameRecords(a: readonly RegisteredSkill[], b: readonly RegisteredSkill[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function sameStamp(a: FileStamp, b: FileStamp): boolean {

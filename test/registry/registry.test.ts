@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { INLINE_PARSE_LIMIT } from "../../src/registry/parse-files.js";
-import { createRegistry } from "../../src/registry/registry.js";
+import { createRegistry, WORKER_WALK_LIMIT } from "../../src/registry/registry.js";
 import type { SkillSource } from "../../src/registry/types.js";
 import { names, tempDir, writeSkill } from "./skill-tree.js";
 
@@ -162,6 +162,28 @@ test("the same real skill directory in two sources is one skill, not a collision
   assert.deepEqual(snapshot.skills.map((s) => s.dir), [real]);
   assert.deepEqual(snapshot.diagnostics, []);
   assert.equal(registry.stats().reads, 1, "read once");
+});
+
+test("one directory in a global and an agent source gives each its own record, owner and label", async (t) => {
+  const root = tempDir(t);
+  const real = writeSkill(path.join(root, "store"), "both-places");
+  fs.mkdirSync(path.join(root, "agent-a"));
+  fs.symlinkSync(real, path.join(root, "agent-a", "both-places"));
+  // The agent's source comes first, so the global record is built after (and from) the agent's.
+  const { registry, snapshot } = await loaded([
+    { path: path.join(root, "agent-a"), origin: "agent", agentId: "a", label: "Mine" },
+    { path: path.join(root, "store"), origin: "global" },
+  ]);
+  assert.deepEqual(
+    snapshot.skills.map((s) => [s.origin, s.label, s.sourceIndex, s.agentId, s.dir]),
+    [
+      ["agent", "Mine", 0, "a", real],
+      ["global", "Global", 1, undefined, real],
+    ],
+  );
+  assert.ok(!("agentId" in snapshot.skills[1]!), "the global record carries no owner");
+  assert.equal(snapshot.skills[0]!.manifest, snapshot.skills[1]!.manifest, "one parse serves both");
+  assert.equal(registry.stats().reads, 1);
 });
 
 test("labels default per origin and a source's own label wins", async (t) => {
@@ -424,4 +446,52 @@ test("a refresh that fails keeps the last good snapshot serving and says why", a
   assert.equal(registry.snapshot(), good);
   assert.equal(registry.failure()?.code, "refresh_failed");
   assert.deepEqual(names(registry.snapshot().skills), ["kept"]);
+});
+
+test(`once ${WORKER_WALK_LIMIT} skills are known, sources are walked in workers and rescans there see every change`, async (t) => {
+  const root = tempDir(t);
+  const big = path.join(root, "big");
+  const small = path.join(root, "small");
+  for (let i = 0; i < WORKER_WALK_LIMIT; i++) writeSkill(big, `big-${String(i).padStart(4, "0")}`);
+  for (const name of ["stays", "edited", "deleted", "turns-bad"]) writeSkill(small, `small-${name}`);
+  writeSkill(small, "small-lower", { lowercase: true });
+  const { registry, snapshot } = await loaded([
+    { path: big, origin: "global" },
+    { path: small, origin: "project", projectId: "p" },
+  ]);
+  t.after(() => registry.close());
+  const total = WORKER_WALK_LIMIT + 5;
+  assert.equal(snapshot.skills.length, total);
+  assert.equal(registry.stats().readsInWorkers, total, "the big source's files in load jobs, the small source's in a walk");
+  assert.deepEqual(snapshot.diagnostics.map((d) => d.code), ["skill_file_lowercase"]);
+  const lower = snapshot.skills.find((s) => s.name === "small-lower")!;
+  assert.equal(path.basename(lower.skillFile), "skill.md");
+  assert.equal(lower.projectId, "p");
+
+  const unchanged = await registry.refresh();
+  assert.ok(unchanged.ok && !unchanged.changed);
+  assert.equal(unchanged.snapshot, snapshot);
+  assert.equal(registry.stats().reads, total, "an unchanged rescan reads nothing");
+
+  writeSkill(small, "small-edited", { description: "Edited, and longer than before." });
+  writeSkill(small, "small-added");
+  fs.rmSync(path.join(small, "small-deleted"), { recursive: true });
+  fs.writeFileSync(path.join(small, "small-turns-bad", "SKILL.md"), "---\nname: small-turns-bad\ndescription: [unclosed\n");
+  writeSkill(big, "big-0007", { description: "Edited in the big source." });
+  const outcome = await registry.refresh();
+  assert.ok(outcome.ok && outcome.changed);
+  const after = outcome.snapshot;
+  assert.equal(registry.stats().reads, total + 4, "only the edited, added and broken files were read");
+  // Four reads are far below the inline limit, so they were counted in workers only if the walks ran there.
+  assert.equal(registry.stats().readsInWorkers, total + 4);
+  assert.equal(after.skills.length, total - 1);
+  const byName = new Map(after.skills.map((s) => [s.name, s]));
+  assert.equal(byName.get("small-edited")!.description, "Edited, and longer than before.");
+  assert.equal(byName.get("big-0007")!.description, "Edited in the big source.");
+  assert.ok(byName.has("small-added") && !byName.has("small-deleted") && !byName.has("small-turns-bad"));
+  assert.equal(byName.get("small-stays"), snapshot.skills.find((s) => s.name === "small-stays"), "unchanged records are reused");
+  assert.deepEqual(after.diagnostics.map((d) => [d.code, path.basename(path.dirname(d.path))]).sort(), [
+    ["frontmatter_unclosed", "small-turns-bad"],
+    ["skill_file_lowercase", "small-lower"],
+  ]);
 });

@@ -1,0 +1,163 @@
+/**
+ * Loaded skills as they cross from a parse worker to the registry (SPEC §2, worker boundary).
+ *
+ * During a cold load the main thread receives one record per skill; deserialising and collecting
+ * them is event-loop time, and it grows with the number of objects and bytes sent (PERFORMANCE.md:
+ * hand back compact records). So a record carries only what the registry keeps, flat, with every
+ * manifest field at its default left out. The directory and file paths travel only with records
+ * of a worker's own walk (`toPlacedWire`); for directories the registry walked itself it already
+ * holds those strings and reuses them.
+ *
+ * `fromWire` builds the frozen record the registry shares between snapshots. Frozen here, once,
+ * with the shapes known: walking every record with a generic deep freeze cost the main thread
+ * more than building it.
+ */
+import * as path from "node:path";
+import type { Diagnostic } from "../package/diagnostic.js";
+import type { FileStamp, LoadResult, SkillManifest, SkillPackage } from "../package/types.js";
+
+/** The manifest fields other than name and description, each present only when not at its default. */
+type ManifestRest = Partial<Omit<SkillManifest, "name" | "description">>;
+
+export type SkillWire =
+  | {
+      name: string;
+      description: string;
+      size: number;
+      mtimeMs: number;
+      ino: number;
+      /** The file loaded was the lowercase `skill.md`. */
+      lowercase?: true;
+      manifest?: ManifestRest;
+      diagnostics?: Diagnostic[];
+    }
+  /** Not loadable; holds at least one error. */
+  | { failed: Diagnostic[] };
+
+/** What the registry keeps of one loaded SKILL.md: deeply frozen. */
+export interface LoadedSkill {
+  readonly skill: SkillPackage | null;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+const LOWERCASE_FILE = "skill.md";
+const NO_DIAGNOSTICS: Diagnostic[] = Object.freeze([]) as unknown as Diagnostic[];
+// Most skills have no metadata and no extra keys; one shared frozen empty object serves them all.
+const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+/** A record with where it was found and the stamp its SKILL.md was read at, in one object. */
+export type PlacedSkillWire = SkillWire & { dir: string; skillFile: string; size: number; mtimeMs: number; ino: number };
+
+/** Where a walk found a skill, and the stamp of the SKILL.md it read there. */
+export interface SkillPlace {
+  dir: string;
+  skillFile: string;
+  stamp: FileStamp;
+}
+
+export function toWire(result: LoadResult): SkillWire {
+  const skill = result.skill;
+  if (!skill) return { failed: result.diagnostics };
+  return withOptionalParts({ name: skill.name, description: skill.description, size: skill.stamp.size, mtimeMs: skill.stamp.mtimeMs, ino: skill.stamp.ino }, result);
+}
+
+/** `toWire` plus the place, built as one object: adding keys to a finished record costs the worker a new property store each. */
+export function toPlacedWire(result: LoadResult, place: SkillPlace): PlacedSkillWire {
+  const { dir, skillFile, stamp } = place;
+  const skill = result.skill;
+  if (!skill) return { dir, skillFile, size: stamp.size, mtimeMs: stamp.mtimeMs, ino: stamp.ino, failed: result.diagnostics };
+  return withOptionalParts({ dir, skillFile, name: skill.name, description: skill.description, size: stamp.size, mtimeMs: stamp.mtimeMs, ino: stamp.ino }, result);
+}
+
+function withOptionalParts<W extends SkillWire>(wire: W, result: LoadResult): W {
+  const skill = result.skill!;
+  if (path.basename(skill.skillFile) === LOWERCASE_FILE) (wire as { lowercase?: true }).lowercase = true;
+  const rest = manifestRest(skill.manifest);
+  if (rest) (wire as { manifest?: ManifestRest }).manifest = rest;
+  if (result.diagnostics.length > 0) (wire as { diagnostics?: Diagnostic[] }).diagnostics = result.diagnostics;
+  return wire;
+}
+
+/**
+ * `dir` and `skillFile` are the discovery's strings for the directory that was loaded; the file
+ * name is recomputed only when the loader settled on the other spelling (the file was renamed
+ * between the walk and the read).
+ */
+export function fromWire(wire: SkillWire, dir: string, skillFile: string): LoadedSkill {
+  if ("failed" in wire) return Object.freeze({ skill: null, diagnostics: freezeDiagnostics(wire.failed) });
+  const fileName = wire.lowercase ? LOWERCASE_FILE : "SKILL.md";
+  const file = skillFile.endsWith(path.sep + fileName) ? skillFile : path.join(dir, fileName);
+  const diagnostics = wire.diagnostics ? freezeDiagnostics(wire.diagnostics) : NO_DIAGNOSTICS;
+  const skill: SkillPackage = Object.freeze({
+    name: wire.name,
+    description: wire.description,
+    dir,
+    skillFile: file,
+    manifest: buildManifest(wire.name, wire.description, wire.manifest),
+    stamp: Object.freeze({ size: wire.size, mtimeMs: wire.mtimeMs, ino: wire.ino }),
+    diagnostics,
+  });
+  return Object.freeze({ skill, diagnostics });
+}
+
+function manifestRest(manifest: SkillManifest): ManifestRest | null {
+  const rest: ManifestRest = {};
+  if (manifest.license !== undefined) rest.license = manifest.license;
+  if (manifest.compatibility !== undefined) rest.compatibility = manifest.compatibility;
+  if (!isEmpty(manifest.metadata)) rest.metadata = manifest.metadata;
+  if (manifest.allowedTools !== null) rest.allowedTools = manifest.allowedTools;
+  if (manifest.tools !== null) rest.tools = manifest.tools;
+  if (manifest.requirements !== null) rest.requirements = manifest.requirements;
+  if (manifest.requirementsError !== null) rest.requirementsError = manifest.requirementsError;
+  if (manifest.disableModelInvocation) rest.disableModelInvocation = true;
+  if (!isEmpty(manifest.extra)) rest.extra = manifest.extra;
+  return isEmpty(rest) ? null : rest;
+}
+
+/** Rebuilds the manifest with the same keys, in the same order, as `buildManifest` in the package layer. */
+function buildManifest(name: string, description: string, rest: ManifestRest | undefined): SkillManifest {
+  const metadata = rest?.metadata ? freezeDeep(rest.metadata) : EMPTY;
+  const allowedTools = rest?.allowedTools ? freezeDeep(rest.allowedTools) : null;
+  const tools = rest?.tools ? freezeDeep(rest.tools) : null;
+  const requirements = rest?.requirements ? freezeDeep(rest.requirements) : null;
+  const requirementsError = rest?.requirementsError ?? null;
+  const disableModelInvocation = rest?.disableModelInvocation ?? false;
+  const extra = rest?.extra ? freezeDeep(rest.extra) : EMPTY;
+  // One literal per shape: adding keys one by one would grow a property store per manifest.
+  if (rest?.license === undefined && rest?.compatibility === undefined) {
+    return Object.freeze({ name, description, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, extra });
+  }
+  return Object.freeze({
+    name,
+    description,
+    ...(rest.license !== undefined ? { license: rest.license } : {}),
+    ...(rest.compatibility !== undefined ? { compatibility: rest.compatibility } : {}),
+    metadata,
+    allowedTools,
+    tools,
+    requirements,
+    requirementsError,
+    disableModelInvocation,
+    extra,
+  });
+}
+
+function freezeDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
+  if (diagnostics.length === 0) return NO_DIAGNOSTICS;
+  for (const d of diagnostics) Object.freeze(d);
+  return Object.freeze(diagnostics) as Diagnostic[];
+}
+
+/** For the rare nested values (metadata, extra keys, requirement trees), whose shape is the author's. */
+function freezeDeep<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) freezeDeep((value as Record<string, unknown>)[key]);
+  }
+  return value;
+}
+
+function isEmpty(record: object): boolean {
+  for (const key in record) if (Object.hasOwn(record, key)) return false;
+  return true;
+}

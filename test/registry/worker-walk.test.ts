@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { test, type TestContext } from "node:test";
+import { loadSkillSync } from "../../src/package/load.js";
+import { discoverSource, type FoundSkill } from "../../src/registry/discover.js";
+import { TimeSlicer } from "../../src/registry/time-slice.js";
+import { walkInWorker as walkWithCallback, type FreshLoad } from "../../src/registry/worker-walk.js";
+import { tempDir, writeSkill } from "./skill-tree.js";
+
+/** A source with every kind of thing a walk meets: categories, links, loops, bad files, the depth bound. */
+function awkwardTree(t: TestContext): string {
+  const root = tempDir(t);
+  writeSkill(root, "plain");
+  writeSkill(path.join(root, "cat"), "in-category");
+  writeSkill(path.join(root, "cat", "sub"), "deeper");
+  writeSkill(path.join(root, "d1", "d2", "d3", "d4"), "too-deep");
+  writeSkill(root, "lower", { lowercase: true });
+  writeSkill(path.join(root, ".hidden"), "skipped");
+  const broken = path.join(root, "broken");
+  fs.mkdirSync(broken);
+  fs.writeFileSync(path.join(broken, "SKILL.md"), "---\nname: broken\ndescription: [unclosed\n---\n");
+  const elsewhere = tempDir(t);
+  const linked = writeSkill(elsewhere, "linked");
+  fs.symlinkSync(linked, path.join(root, "linked"));
+  fs.symlinkSync(path.join(root, "plain"), path.join(root, "alias-of-plain"));
+  fs.symlinkSync(root, path.join(root, "cat", "back-to-root"));
+  fs.symlinkSync(path.join(root, "nowhere"), path.join(root, "dangling"));
+  const fileSkill = path.join(root, "file-link");
+  fs.mkdirSync(fileSkill);
+  fs.writeFileSync(path.join(elsewhere, "stored.md"), "---\nname: file-link\ndescription: Kept elsewhere.\n---\nBody\n");
+  fs.symlinkSync(path.join(elsewhere, "stored.md"), path.join(fileSkill, "SKILL.md"));
+  return root;
+}
+
+const noStamps = () => undefined;
+
+/** The walk with the files it read collected in order. */
+async function walkInWorker(source: string, previous: FoundSkill[], stampOf: (found: FoundSkill) => FoundSkill["stamp"] | undefined) {
+  const loads: FreshLoad[] = [];
+  const walk = await walkWithCallback(source, previous, stampOf, (load) => loads.push(load));
+  assert.equal(walk.reads, loads.length);
+  return { ...walk, loads };
+}
+
+test("a walk in a worker finds what the main thread's walk finds, and loads each skill as the loader does", async (t) => {
+  const root = awkwardTree(t);
+  const here = await discoverSource(root, new TimeSlicer());
+  const there = await walkInWorker(root, [], noStamps);
+  assert.deepEqual(there.discovery, here);
+  assert.ok(here.found.length >= 7 && here.diagnostics.length >= 3, "the fixture exercises the walk");
+
+  assert.deepEqual(
+    there.loads.map((load) => load.found),
+    here.found,
+    "every directory found was read",
+  );
+  for (const { found, loaded } of there.loads) {
+    const direct = loadSkillSync(found.dir);
+    assert.deepEqual(loaded, { skill: direct.skill, diagnostics: direct.diagnostics }, found.dir);
+  }
+  assert.equal(there.loads.find((load) => load.found.dir.endsWith("broken"))!.loaded.skill, null);
+});
+
+test("known directories with unchanged stamps come back as the same records, unread; changed ones are read", async (t) => {
+  const root = tempDir(t);
+  for (const name of ["keep-a", "keep-b", "edited"]) writeSkill(root, name);
+  const first = await walkInWorker(root, [], noStamps);
+  const stamps = new Map(first.loads.map((load) => [load.found.skillFile, load.found.stamp]));
+  const stampOf = (found: FoundSkill) => stamps.get(found.skillFile);
+
+  const again = await walkInWorker(root, first.discovery.found, stampOf);
+  assert.deepEqual(again.loads, []);
+  assert.equal(again.discovery.found.length, 3);
+  again.discovery.found.forEach((found, i) => assert.equal(found, first.discovery.found[i], "the very same object"));
+
+  writeSkill(root, "edited", { description: "Edited, and longer than before." });
+  writeSkill(root, "added");
+  fs.rmSync(path.join(root, "keep-b"), { recursive: true });
+  const later = await walkInWorker(root, first.discovery.found, stampOf);
+  assert.deepEqual(
+    later.discovery.found.map((found) => path.basename(found.dir)),
+    ["added", "edited", "keep-a"],
+  );
+  assert.deepEqual(
+    later.loads.map((load) => [path.basename(load.found.dir), load.loaded.skill?.description]),
+    [
+      ["added", "Does added things."],
+      ["edited", "Edited, and longer than before."],
+    ],
+  );
+  const firstKeepA = first.discovery.found.find((found) => found.dir.endsWith("keep-a"));
+  assert.equal(later.discovery.found[2], firstKeepA, "the unchanged one is still the same object");
+});
+
+test("a registry holding no copy of a known file reads it again", async (t) => {
+  const root = tempDir(t);
+  writeSkill(root, "only");
+  const first = await walkInWorker(root, [], noStamps);
+  const again = await walkInWorker(root, first.discovery.found, noStamps);
+  assert.equal(again.loads.length, 1);
+});
