@@ -6,7 +6,13 @@
 import { constants } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import type { ReadErrorReason } from "../tool/envelope.js";
+
+/**
+ * Why a confined read refused. These strings are part of the tool's persisted contract
+ * (`skill_read_error.reason`, SPEC §4); they are defined here, where they are decided, and the
+ * envelope module re-exports them so the package layer never depends on the tool layer.
+ */
+export type ReadErrorReason = "illegal_path" | "unsupported_path" | "not_found" | "not_a_file" | "not_utf8" | "io";
 
 export const DEFAULT_MAX_READ_BYTES = 256 * 1024;
 

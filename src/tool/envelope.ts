@@ -11,7 +11,9 @@ export type ErrorCode =
   | "skill_unavailable"
   | "skill_read_error";
 
-export type ReadErrorReason = "illegal_path" | "unsupported_path" | "not_found" | "not_a_file" | "not_utf8" | "io";
+import type { ReadErrorReason } from "../package/confined-read.js";
+
+export type { ReadErrorReason };
 
 export interface ToolError {
   code: ErrorCode;

@@ -336,10 +336,10 @@ test(`at least ${INLINE_PARSE_LIMIT} files to read are parsed in worker threads,
   assert.deepEqual(sample.manifest.metadata, { owner: "team", tier: "2" });
   assert.equal(snapshot.skills[4]!.description, "Folded number 4.");
 
-  // Under the limit, the same tree's edits load inline and agree with what the workers produced.
+  // A rescan re-reads only the edited file (in a worker walk while workers run), and its record
+  // agrees with what the first load produced.
   writeSkill(root, "bulk-003", { description: `"Quoted: number 3 again."`, frontmatter: "metadata:\n  owner: team\n  tier: \"2\"" });
   await registry.refresh();
-  assert.equal(registry.stats().readsInWorkers, count);
   assert.equal(registry.stats().reads, count + 1);
   const edited = registry.snapshot().skills[3]!;
   assert.equal(edited.description, "Quoted: number 3 again.");
@@ -450,17 +450,21 @@ test("a refresh that fails keeps the last good snapshot serving and says why", a
 
 test(`once ${WORKER_WALK_LIMIT} skills are known, sources are walked in workers and rescans there see every change`, async (t) => {
   const root = tempDir(t);
+  // Two halves, so the big part passes the inline-parse limit within the per-source directory bound.
   const big = path.join(root, "big");
+  const bigB = path.join(root, "big-b");
+  const bigCount = Math.max(WORKER_WALK_LIMIT, INLINE_PARSE_LIMIT);
   const small = path.join(root, "small");
-  for (let i = 0; i < WORKER_WALK_LIMIT; i++) writeSkill(big, `big-${String(i).padStart(4, "0")}`);
+  for (let i = 0; i < bigCount; i++) writeSkill(i % 2 ? bigB : big, `big-${String(i).padStart(4, "0")}`);
   for (const name of ["stays", "edited", "deleted", "turns-bad"]) writeSkill(small, `small-${name}`);
   writeSkill(small, "small-lower", { lowercase: true });
   const { registry, snapshot } = await loaded([
     { path: big, origin: "global" },
+    { path: bigB, origin: "global" },
     { path: small, origin: "project", projectId: "p" },
   ]);
   t.after(() => registry.close());
-  const total = WORKER_WALK_LIMIT + 5;
+  const total = bigCount + 5;
   assert.equal(snapshot.skills.length, total);
   assert.equal(registry.stats().readsInWorkers, total, "the big source's files in load jobs, the small source's in a walk");
   assert.deepEqual(snapshot.diagnostics.map((d) => d.code), ["skill_file_lowercase"]);
@@ -477,7 +481,7 @@ test(`once ${WORKER_WALK_LIMIT} skills are known, sources are walked in workers 
   writeSkill(small, "small-added");
   fs.rmSync(path.join(small, "small-deleted"), { recursive: true });
   fs.writeFileSync(path.join(small, "small-turns-bad", "SKILL.md"), "---\nname: small-turns-bad\ndescription: [unclosed\n");
-  writeSkill(big, "big-0007", { description: "Edited in the big source." });
+  writeSkill(bigB, "big-0007", { description: "Edited in the big source." });
   const outcome = await registry.refresh();
   assert.ok(outcome.ok && outcome.changed);
   const after = outcome.snapshot;
