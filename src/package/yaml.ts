@@ -265,11 +265,15 @@ function flatScalar(raw: string): string | null {
   return raw;
 }
 
+const DEPTH_MESSAGE = `frontmatter nests deeper than ${MAX_YAML_DEPTH} levels`;
+
 function parseWithYaml(text: string): YamlResult {
   try {
     const doc = parseDocument(text, { version: "1.2", schema: "core", uniqueKeys: true, merge: false, prettyErrors: true, logLevel: "silent" });
     const problem = doc.errors[0] ?? doc.warnings.find((w) => w.code === "TAG_RESOLVE_FAILED");
     if (problem) {
+      // Stack exhaustion inside the parser is reported as a document error: say what it means.
+      if (/call stack/i.test(problem.message)) return { ok: false, message: DEPTH_MESSAGE };
       const line = problem.linePos?.[0]?.line;
       // The position is reported by the caller in SKILL.md lines; drop yaml's frontmatter-relative one.
       const message = problem.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
@@ -277,6 +281,9 @@ function parseWithYaml(text: string): YamlResult {
     }
     return { ok: true, value: doc.toJS({ maxAliasCount: MAX_YAML_ALIASES }) };
   } catch (e) {
+    // The parser recurses per nesting level; a document deep enough to exhaust the stack is
+    // refused with the same words as one that parses but nests too deep.
+    if (e instanceof RangeError) return { ok: false, message: DEPTH_MESSAGE };
     return { ok: false, message: e instanceof Error ? e.message : String(e) };
   }
 }
@@ -291,7 +298,7 @@ function checkDepth(value: unknown): string | null {
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;
     if (node === null || typeof node !== "object" || seen.has(node)) continue;
-    if (depth >= MAX_YAML_DEPTH) return `frontmatter nests deeper than ${MAX_YAML_DEPTH} levels`;
+    if (depth >= MAX_YAML_DEPTH) return DEPTH_MESSAGE;
     seen.add(node);
     for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
   }

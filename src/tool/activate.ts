@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import type { Scope } from "../access/types.js";
 import { readStampedSkillBody, SkillBodyError, type StampedBody } from "../package/body.js";
 import { envNames } from "../package/requirements.js";
-import { hasResources, listResources, type ResourceListing } from "../package/resources.js";
+import { hasResources, listResources } from "../package/resources.js";
 import { sameStamp } from "../package/skill-file.js";
 import type { RegisteredSkill } from "../registry/types.js";
 import { failure, success, type EnvironmentAccess, type Envelope, type ReadErrorReason, type ResourceFiles } from "./envelope.js";
@@ -114,12 +114,8 @@ async function prepare(found: FoundSkill): Promise<({ ok: true } & StampedBody) 
 }
 
 function resourceFilesOf(skill: RegisteredSkill): ResourceFiles | undefined {
-  let listing: ResourceListing;
-  try {
-    listing = listResources(skill.dir);
-  } catch {
-    return undefined;
-  }
+  // listResources never throws: unreadable folders simply list nothing.
+  const listing = listResources(skill.dir);
   if (!hasResources(listing)) return undefined;
   const files = [...listing.scripts, ...listing.references, ...listing.assets];
   const parts = [

@@ -10,6 +10,15 @@ export type SkillToolRequest =
 const KNOWN_ARGUMENTS = new Set(["name", "file_path"]);
 
 /**
+ * Bounds on what a model may send. No skill name is longer than 64 characters and no real
+ * path longer than a few hundred; anything far past that is a mistake or an attack, and
+ * answering it early keeps a megabyte "name" from costing seconds of close-name search and
+ * from being echoed into envelopes and the session log.
+ */
+export const MAX_NAME_ARGUMENT = 256;
+export const MAX_FILE_PATH_ARGUMENT = 4096;
+
+/**
  * Checks the raw arguments a model sent. The schema deliberately leaves all of this to the
  * handler (SPEC §4), so every rule about argument shape lives here.
  */
@@ -32,6 +41,12 @@ export function parseSkillToolArguments(args: unknown): SkillToolRequest | ToolE
   const { name, file_path: filePath } = record;
   if (name !== undefined && typeof name !== "string") return invalid("`name` must be a string.");
   if (filePath !== undefined && typeof filePath !== "string") return invalid("`file_path` must be a string.");
+  if (name !== undefined && name.length > MAX_NAME_ARGUMENT) {
+    return invalid(`\`name\` is ${name.length} characters long; skill names are at most 64. List the skills to see their names.`);
+  }
+  if (filePath !== undefined && filePath.length > MAX_FILE_PATH_ARGUMENT) {
+    return invalid(`\`file_path\` is ${filePath.length} characters long; the limit is ${MAX_FILE_PATH_ARGUMENT}.`);
+  }
   // Skill names are NFKC-normalised when loaded; the requested one goes through the same rule, so
   // `café` typed with a combining accent names the skill stored as composed `café`.
   const requested = name === undefined ? "" : normalizeName(name);

@@ -7,7 +7,7 @@ import { parseDocument } from "yaml";
 import { readFrontmatter } from "../../src/package/frontmatter.js";
 import { loadSkillFile } from "../../src/package/load.js";
 import { splitFrontmatter } from "../../src/package/split.js";
-import { parseYaml } from "../../src/package/yaml.js";
+import { parseFlat, parseYaml } from "../../src/package/yaml.js";
 
 const stamp = { size: 0, mtimeMs: 0, ino: 0 };
 const yamlish = fc.stringMatching(/^[a-z:\-\n "'|>#&*![\]{}0-9.~\t\\]{0,80}$/);
@@ -55,6 +55,9 @@ const nestedMap = fc
 const entry = fc.oneof(flatLine, fc.tuple(key, escaped), fc.tuple(key, blockScalar), fc.tuple(key, nestedMap));
 
 test("no parser tier reads a document differently from the yaml package", () => {
+  // Counted so the property cannot pass by refusing everything: both tiers must really compare.
+  let compared = 0;
+  let comparedOnFastPath = 0;
   fc.assert(
     fc.property(fc.array(entry, { maxLength: 6 }), (pairs) => {
       const text = pairs.map(([k, v]) => (v.startsWith("\n") ? `${k}:${v}` : `${k}: ${v}`)).join("\n");
@@ -74,9 +77,13 @@ test("no parser tier reads a document differently from the yaml package", () => 
       // frontmatter consumer can tell them apart.
       const plain = (v: unknown) => JSON.parse(JSON.stringify(v ?? null));
       assert.deepEqual(plain(ours.value), plain(expected), JSON.stringify(text));
+      compared++;
+      if (parseFlat(text) !== null) comparedOnFastPath++;
     }),
     { numRuns: 10000 },
   );
+  assert.ok(compared >= 3000, `only ${compared} of 10000 runs compared the parsers`);
+  assert.ok(comparedOnFastPath >= 1000, `only ${comparedOnFastPath} runs went through the fast path`);
 });
 
 test("a generated valid skill round-trips", () => {

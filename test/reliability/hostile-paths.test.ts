@@ -140,7 +140,8 @@ describe("through the MCP server over stdio", () => {
       assert.ok(!text.includes(root), "the model-facing text names no absolute path");
       assert.ok(!text.includes("OUTSIDE-SECRET") && !text.includes("SIBLING-SECRET"), "the model-facing text leaks nothing");
       const library = libraryEnvelopes.get(row.filePath);
-      if (library) assert.deepEqual(envelope, library, "the MCP envelope is the library envelope");
+      assert.ok(library, "the library suite answered this row first");
+      assert.deepEqual(envelope, library, "the MCP envelope is the library envelope");
     });
   }
 

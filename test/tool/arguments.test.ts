@@ -1,0 +1,19 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { MAX_FILE_PATH_ARGUMENT, MAX_NAME_ARGUMENT, parseSkillToolArguments } from "../../src/tool/arguments.js";
+
+test("an oversized name is refused before any lookup, without echoing it", () => {
+  const name = "x".repeat(1024 * 1024);
+  const result = parseSkillToolArguments({ name });
+  assert.ok("code" in result);
+  assert.equal(result.code, "invalid_arguments");
+  assert.ok(result.message.length < 200, "the message does not repeat the argument");
+  assert.deepEqual(parseSkillToolArguments({ name: "a".repeat(MAX_NAME_ARGUMENT) }), { mode: "activate", name: "a".repeat(MAX_NAME_ARGUMENT) });
+});
+
+test("an oversized file_path is refused without echoing it", () => {
+  const result = parseSkillToolArguments({ name: "a", file_path: `references/${"y".repeat(MAX_FILE_PATH_ARGUMENT)}` });
+  assert.ok("code" in result);
+  assert.equal(result.code, "invalid_arguments");
+  assert.ok(result.message.length < 200);
+});
