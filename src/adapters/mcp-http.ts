@@ -3,6 +3,8 @@
  * transport, MCP server and skillport session, so two clients never share dedup or grants.
  * Bound to 127.0.0.1 by default: skill bodies can hold internal procedures, and a local server
  * must not be reachable from other machines (or, through DNS rebinding, from web pages) unasked.
+ * A client that vanishes without DELETE would hold its session (and open log) forever, so
+ * sessions idle past a timeout are ended exactly as a DELETE would end them.
  */
 import { randomUUID } from "node:crypto";
 import http from "node:http";
@@ -14,6 +16,9 @@ import { createMcpConnection, type McpConnection, type McpServerOptions, type Mc
 export const MCP_HTTP_PATH = "/mcp";
 export const DEFAULT_MCP_HTTP_HOST = "127.0.0.1";
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+/** Upper bound on how late past its timeout an idle session is noticed. */
+const MAX_SWEEP_INTERVAL_MS = 60_000;
 
 export interface McpHttpServing {
   /** e.g. `http://127.0.0.1:41235/mcp` */
@@ -29,14 +34,26 @@ export interface McpHttpServing {
 interface Entry {
   transport: StreamableHTTPServerTransport;
   connection: McpConnection;
+  /** When a request for this session last started or ended. */
+  lastActive: number;
+  /** Requests still being answered, open SSE streams included: a client holding one is not idle. */
+  inFlight: number;
+}
+
+export interface McpHttpListen {
+  port: number;
+  host?: string;
+  /** Sessions with no request for this long are ended; 0 = never. Default 30 minutes. */
+  idleTimeoutMs?: number;
 }
 
 export async function serveMcpHttp(
   runtime: McpSessionFactory,
   options: McpServerOptions,
-  listen: { port: number; host?: string },
+  listen: McpHttpListen,
 ): Promise<McpHttpServing> {
   const host = listen.host ?? DEFAULT_MCP_HTTP_HOST;
+  const idleTimeoutMs = listen.idleTimeoutMs ?? DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS;
   const entries = new Map<string, Entry>();
   const connections = new Map<string, McpConnection>();
 
@@ -55,7 +72,7 @@ export async function serveMcpHttp(
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
-        entries.set(id, { transport, connection });
+        entries.set(id, { transport, connection, lastActive: Date.now(), inFlight: 0 });
         connections.set(id, connection);
       },
     });
@@ -74,6 +91,7 @@ export async function serveMcpHttp(
     if (typeof sessionId === "string") {
       const entry = entries.get(sessionId);
       if (!entry) return sendError(res, 404, -32001, "Session not found: start a new session with an initialize request");
+      trackActivity(entry, res);
       return entry.transport.handleRequest(req, res);
     }
     if (req.method !== "POST") return sendError(res, 400, -32000, "Bad request: no Mcp-Session-Id header; start with an initialize POST");
@@ -101,6 +119,17 @@ export async function serveMcpHttp(
     });
   });
   const port = (server.address() as AddressInfo).port;
+
+  const sweepIdle = (): void => {
+    const now = Date.now();
+    for (const [id, entry] of entries) {
+      if (entry.inFlight > 0 || now - entry.lastActive < idleTimeoutMs) continue;
+      options.log(`mcp http: session ${id} idle for ${Math.round((now - entry.lastActive) / 1000)}s; closed`);
+      endSession(id).catch((error: unknown) => options.log(`mcp http: closing idle session ${id}: ${(error as Error).message}`));
+    }
+  };
+  // Unref'd: the sweeper alone must never keep a finished server's process alive.
+  const sweeper = idleTimeoutMs > 0 ? setInterval(sweepIdle, Math.min(Math.max(idleTimeoutMs / 4, 100), MAX_SWEEP_INTERVAL_MS)).unref() : null;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}${MCP_HTTP_PATH}`;
 
   let closing: Promise<void> | null = null;
@@ -113,6 +142,7 @@ export async function serveMcpHttp(
     },
     close() {
       closing ??= (async () => {
+        if (sweeper) clearInterval(sweeper);
         await Promise.all([...entries.keys()].map((id) => endSession(id)));
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
@@ -123,6 +153,16 @@ export async function serveMcpHttp(
       return closing;
     },
   };
+}
+
+function trackActivity(entry: Entry, res: http.ServerResponse): void {
+  entry.lastActive = Date.now();
+  entry.inFlight += 1;
+  // "close" fires both when the answer is complete and when the client drops the connection.
+  res.once("close", () => {
+    entry.inFlight -= 1;
+    entry.lastActive = Date.now();
+  });
 }
 
 const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);

@@ -11,3 +11,9 @@ export function portNumber(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError("expected a port number from 0 to 65535");
   return Number(value);
 }
+
+/** A count where 0 means "off" (e.g. a timeout that never fires). */
+export function nonNegativeInteger(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError("expected a whole number (0 or more)");
+  return Number(value);
+}

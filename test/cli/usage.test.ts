@@ -25,13 +25,13 @@ test("each reading command documents --root, --config, --agent, --project and --
 test("mcp --help documents its transport and log options", async () => {
   const run = await runCli(["mcp", "--help"]);
   assert.equal(run.code, 0);
-  for (const option of ["--http <port>", "--host <host>", "--watch", "--log-dir <dir>", "--no-log", "--budget <chars>", "--root <dir>"]) {
+  for (const option of ["--http <port>", "--host <host>", "--idle-timeout <seconds>", "--watch", "--log-dir <dir>", "--no-log", "--budget <chars>", "--root <dir>"]) {
     assert.ok(run.stdout.includes(option), `mcp --help lacks ${option}`);
   }
 });
 
 test("usage errors exit 2 with the reason on stderr and nothing on stdout", async () => {
-  const cases = [["frobnicate"], ["list", "--bogus"], [], ["mcp", "--http", "99999"], ["mcp", "--host", "0.0.0.0"], ["read", "alpha"]];
+  const cases = [["frobnicate"], ["list", "--bogus"], [], ["mcp", "--http", "99999"], ["mcp", "--host", "0.0.0.0"], ["mcp", "--http", "0", "--idle-timeout", "-5"], ["mcp", "--http", "0", "--idle-timeout", "soon"], ["mcp", "--idle-timeout", "60"], ["read", "alpha"]];
   const runs = await Promise.all(cases.map((args) => runCli(args)));
   for (const [index, args] of cases.entries()) {
     const run = runs[index]!;

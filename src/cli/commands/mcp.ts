@@ -1,10 +1,10 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { DEFAULT_MCP_HTTP_HOST, isLoopback, serveMcpHttp } from "../../adapters/mcp-http.js";
+import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, isLoopback, serveMcpHttp } from "../../adapters/mcp-http.js";
 import { serveMcpStdio } from "../../adapters/mcp-stdio.js";
 import type { McpServerOptions } from "../../adapters/mcp.js";
 import type { SessionOptions } from "../../session/session.js";
-import { portNumber, positiveInteger } from "../arg-parsers.js";
+import { nonNegativeInteger, portNumber, positiveInteger } from "../arg-parsers.js";
 import type { CommandHost } from "../command-host.js";
 import { addCommonOptions, type CommonOptions } from "../common-options.js";
 import { CliError, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
@@ -20,6 +20,8 @@ const EXIT_GRACE_MS = 3000;
 export interface McpOptions extends Omit<CommonOptions, "json"> {
   http?: number;
   host?: string;
+  /** Seconds; 0 = never. */
+  idleTimeout?: number;
   watch?: boolean;
   logDir?: string;
   /** false with `--no-log`. */
@@ -34,6 +36,11 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
       .description("serve the `skill` tool as an MCP server (stdio by default)")
       .option("--http <port>", "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (0 picks a free port)", portNumber)
       .option("--host <host>", "address to bind with --http (default: 127.0.0.1, this machine only)")
+      .option(
+        "--idle-timeout <seconds>",
+        `with --http, end sessions that sent no request for this long (default: ${DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS / 1000}; 0 = never)`,
+        nonNegativeInteger,
+      )
       .option("--watch", "rescan when skill files change and tell clients the tool list changed")
       .option("--log-dir <dir>", "directory for session logs (default: ./.skillport/sessions)")
       .option("--no-log", "keep session logs in memory only")
@@ -44,6 +51,7 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
 
 export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<ExitCode> {
   if (options.host !== undefined && options.http === undefined) throw new CliError("--host only applies with --http PORT", EXIT_USAGE);
+  if (options.idleTimeout !== undefined && options.http === undefined) throw new CliError("--idle-timeout only applies with --http PORT", EXIT_USAGE);
   const context = await openRuntime(options, out, { watch: options.watch === true });
   const { runtime, scope, cwd } = context;
   const session: SessionOptions = {
@@ -56,7 +64,11 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   let serving: { done?: Promise<void>; notifyToolsChanged(): Promise<void>; close(): Promise<void> };
   try {
     if (options.http !== undefined) {
-      const http = await serveMcpHttp(runtime, serverOptions, { port: options.http, ...(options.host ? { host: options.host } : {}) });
+      const http = await serveMcpHttp(runtime, serverOptions, {
+        port: options.http,
+        ...(options.host ? { host: options.host } : {}),
+        ...(options.idleTimeout !== undefined ? { idleTimeoutMs: options.idleTimeout * 1000 } : {}),
+      });
       out.log(`listening on ${http.url}`);
       if (!isLoopback(options.host ?? DEFAULT_MCP_HTTP_HOST)) {
         out.log(`warning: bound to ${options.host}: any machine that can reach it can read your skills`);
