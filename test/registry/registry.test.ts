@@ -8,9 +8,9 @@ import { INLINE_PARSE_LIMIT } from "../../src/registry/parse-files.js";
 import { createRegistry, WORKER_WALK_LIMIT } from "../../src/registry/registry.js";
 import type { SkillSource } from "../../src/registry/types.js";
 import { names, tempDir, writeSkill } from "./skill-tree.js";
+import { CORPUS } from "../support/tmp.js";
 
-const CORPUS = fileURLToPath(new URL("../../../shared/corpus/anthropics-skills", import.meta.url));
-const corpusRoot = fs.existsSync(CORPUS) ? CORPUS : "/work/shared/corpus/anthropics-skills";
+const corpusRoot = CORPUS;
 
 async function loaded(sources: SkillSource[]) {
   const registry = createRegistry(sources);

@@ -2,13 +2,12 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { loadSkillSync } from "../../src/package/load.js";
 import { fromWire, toPlacedWire, toWire, type LoadedSkill } from "../../src/registry/skill-wire.js";
 import { tempDir, writeSkill } from "./skill-tree.js";
+import { CORPUS } from "../support/tmp.js";
 
-const CORPUS = fileURLToPath(new URL("../../../shared/corpus/anthropics-skills", import.meta.url));
-const corpusRoot = fs.existsSync(CORPUS) ? CORPUS : "/work/shared/corpus/anthropics-skills";
+const corpusRoot = CORPUS;
 
 /** What crossing a thread boundary does to a record: serialise, then rebuild on the other side. */
 function acrossThreads(dir: string): { direct: LoadedSkill; crossed: LoadedSkill } {

@@ -3,9 +3,9 @@ import { test } from "node:test";
 import { defaultSources, groupsMeet, groupsOfScope, visibilityGroup } from "../../src/registry/sources.js";
 
 test("default sources: the project's .agents and .claude skills, then the user's", () => {
-  assert.deepEqual(defaultSources("/work/proj", "/home/me"), [
-    { path: "/work/proj/.agents/skills", origin: "project" },
-    { path: "/work/proj/.claude/skills", origin: "project" },
+  assert.deepEqual(defaultSources("/srv/proj", "/home/me"), [
+    { path: "/srv/proj/.agents/skills", origin: "project" },
+    { path: "/srv/proj/.claude/skills", origin: "project" },
     { path: "/home/me/.agents/skills", origin: "global" },
     { path: "/home/me/.claude/skills", origin: "global" },
   ]);

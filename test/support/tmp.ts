@@ -38,5 +38,6 @@ export function writeSkill(root: string, dirName: string, frontmatter: string, b
   return dir;
 }
 
-export const CORPUS = path.resolve(import.meta.dirname, "../../../shared/corpus/anthropics-skills");
+/** Twelve real Apache-2.0 skills (see test/fixtures/README.md). */
+export const CORPUS = path.resolve(import.meta.dirname, "../fixtures/anthropics-skills");
 export const EXAMPLES = path.resolve(import.meta.dirname, "../../examples/skills");
