@@ -83,11 +83,11 @@ export function buildManifest(raw: Record<string, unknown>, skillFile: string, d
     return { manifest: null, diagnostics: diags };
   }
   return {
-    manifest: {
+    manifest: composeManifest({
       name: normalizeName(name),
       description,
-      ...(license !== undefined ? { license } : {}),
-      ...(compatibility !== undefined ? { compatibility } : {}),
+      license,
+      compatibility,
       metadata,
       allowedTools,
       tools,
@@ -95,8 +95,36 @@ export function buildManifest(raw: Record<string, unknown>, skillFile: string, d
       requirementsError,
       disableModelInvocation,
       extra,
-    },
+    }),
     diagnostics: diags,
+  };
+}
+
+type ManifestParts = Omit<SkillManifest, "license" | "compatibility"> & { license: string | undefined; compatibility: string | undefined };
+
+/**
+ * The one place a manifest object is put together, so the loader and the registry's rebuild
+ * of worker records give identical objects: same keys, same order, optional keys absent rather
+ * than `undefined`. One literal per shape, because adding keys one by one would give every
+ * manifest of a large registry its own property store.
+ */
+export function composeManifest(p: ManifestParts): SkillManifest {
+  const { name, description, license, compatibility, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, extra } = p;
+  if (license === undefined && compatibility === undefined) {
+    return { name, description, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, extra };
+  }
+  return {
+    name,
+    description,
+    ...(license !== undefined ? { license } : {}),
+    ...(compatibility !== undefined ? { compatibility } : {}),
+    metadata,
+    allowedTools,
+    tools,
+    requirements,
+    requirementsError,
+    disableModelInvocation,
+    extra,
   };
 }
 

@@ -6,6 +6,7 @@ import { Buffer, isUtf8 } from "node:buffer";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
+import { isFile } from "./path-kind.js";
 import type { FileStamp } from "./types.js";
 
 export interface SkillFileLocation {
@@ -20,14 +21,6 @@ export function locateSkillFile(dir: string): SkillFileLocation | null {
   const lower = path.join(dir, "skill.md");
   if (isFile(lower)) return { file: lower, lowercase: true };
   return null;
-}
-
-export function isFile(p: string): boolean {
-  try {
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
 }
 
 export type SkillFileRead =

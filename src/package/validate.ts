@@ -15,7 +15,8 @@ import * as path from "node:path";
 import { readFrontmatter } from "./frontmatter.js";
 import { MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH } from "./limits.js";
 import { codePointLength, exceedsCodePoints, nameProblems, normalizeName } from "./naming.js";
-import { isFile, locateSkillFile, readSkillFileSync } from "./skill-file.js";
+import { isFile } from "./path-kind.js";
+import { locateSkillFile, readSkillFileSync } from "./skill-file.js";
 
 export const STANDARD_FIELDS = ["allowed-tools", "compatibility", "description", "license", "metadata", "name"] as const;
 

@@ -6,7 +6,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { readFrontmatter } from "../package/frontmatter.js";
-import { isFile, locateSkillFile, readSkillFileSync } from "../package/skill-file.js";
+import { isFile } from "../package/path-kind.js";
+import { locateSkillFile, readSkillFileSync } from "../package/skill-file.js";
 import { escapeXml } from "./xml-escape.js";
 
 /** A skill the reference would also refuse to put in a prompt. */

@@ -14,6 +14,7 @@ import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
 import type { FileStamp } from "../package/types.js";
 import type { TimeSlicer } from "./time-slice.js";
+import { isDirectory } from "../package/path-kind.js";
 
 /** Deepest level below the source root at which a skill directory is found. */
 export const MAX_SKILL_DEPTH = 4;
@@ -201,13 +202,6 @@ function isSkipped(name: string): boolean {
   return name.startsWith(".") || name === "node_modules";
 }
 
-function isDirectory(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 function errorCode(error: unknown): string {
   return (error as NodeJS.ErrnoException).code ?? String(error);

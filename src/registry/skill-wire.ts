@@ -15,6 +15,7 @@
 import * as path from "node:path";
 import type { Diagnostic } from "../package/diagnostic.js";
 import type { FileStamp, LoadResult, SkillManifest, SkillPackage } from "../package/types.js";
+import { composeManifest } from "../package/manifest.js";
 
 /** The manifest fields other than name and description, each present only when not at its default. */
 type ManifestRest = Partial<Omit<SkillManifest, "name" | "description">>;
@@ -114,7 +115,7 @@ function manifestRest(manifest: SkillManifest): ManifestRest | null {
   return isEmpty(rest) ? null : rest;
 }
 
-/** Rebuilds the manifest with the same keys, in the same order, as `buildManifest` in the package layer. */
+/** Rebuilds the manifest through the package layer's own composer, frozen. */
 function buildManifest(name: string, description: string, rest: ManifestRest | undefined): SkillManifest {
   const metadata = rest?.metadata ? freezeDeep(rest.metadata) : EMPTY;
   const allowedTools = rest?.allowedTools ? freezeDeep(rest.allowedTools) : null;
@@ -123,23 +124,21 @@ function buildManifest(name: string, description: string, rest: ManifestRest | u
   const requirementsError = rest?.requirementsError ?? null;
   const disableModelInvocation = rest?.disableModelInvocation ?? false;
   const extra = rest?.extra ? freezeDeep(rest.extra) : EMPTY;
-  // One literal per shape: adding keys one by one would grow a property store per manifest.
-  if (rest?.license === undefined && rest?.compatibility === undefined) {
-    return Object.freeze({ name, description, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, extra });
-  }
-  return Object.freeze({
-    name,
-    description,
-    ...(rest.license !== undefined ? { license: rest.license } : {}),
-    ...(rest.compatibility !== undefined ? { compatibility: rest.compatibility } : {}),
-    metadata,
-    allowedTools,
-    tools,
-    requirements,
-    requirementsError,
-    disableModelInvocation,
-    extra,
-  });
+  return Object.freeze(
+    composeManifest({
+      name,
+      description,
+      license: rest?.license,
+      compatibility: rest?.compatibility,
+      metadata,
+      allowedTools,
+      tools,
+      requirements,
+      requirementsError,
+      disableModelInvocation,
+      extra,
+    }),
+  );
 }
 
 function freezeDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {

@@ -5,6 +5,7 @@
  */
 import * as fs from "node:fs";
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
+import { isDirectory } from "../package/path-kind.js";
 
 export interface SourceWatcher {
   /** Sources that could not be watched (they still refresh on demand). */
@@ -50,10 +51,3 @@ export function watchSources(paths: readonly string[], onChange: () => void, deb
   };
 }
 
-function isDirectory(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}

@@ -1,4 +1,3 @@
-import fs from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { readStatsDir, type SkillStats } from "../../session/stats.js";
@@ -6,6 +5,7 @@ import type { CommandHost } from "../command-host.js";
 import { CliError, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
 import { defaultLogDir } from "../session-logs.js";
+import { isDirectory } from "../../package/path-kind.js";
 
 export interface StatsOptions {
   logDir?: string;
@@ -42,13 +42,6 @@ export async function statsCommand(options: StatsOptions, out: CliOutput): Promi
   return EXIT_OK;
 }
 
-function isDirectory(dir: string): boolean {
-  try {
-    return fs.statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 function renderTable(skills: SkillStats[]): string {
   const header = ["skill", "activations", "already active", "file reads", "last use"];

@@ -1,0 +1,22 @@
+/**
+ * "Is this path a file / a directory?" asked without throwing: a path that vanished or cannot
+ * be stat'ed is neither, which is the answer every caller (discovery, watching, the CLI) wants.
+ * Symlinks are followed, as everywhere else skills are read.
+ */
+import * as fs from "node:fs";
+
+export function isFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
