@@ -59,7 +59,7 @@ export function readSkillFileSync(file: string, options: ReadOptions = {}): Skil
       return { ok: false, code: "skill_file_too_large", message: `SKILL.md is ${stat.size} bytes; the limit is ${MAX_SKILL_FILE_BYTES} (1 MiB)` };
     }
     // Read what is there now (the file may have changed since stat), but never more than the limit + 1.
-    const buf = Buffer.allocUnsafe(Math.min(stat.size + 1, MAX_SKILL_FILE_BYTES + 1));
+    const buf = readBuffer(Math.min(stat.size + 1, MAX_SKILL_FILE_BYTES + 1));
     let length = 0;
     for (;;) {
       const n = fs.readSync(fd, buf, length, buf.length - length, null);
@@ -79,6 +79,18 @@ export function readSkillFileSync(file: string, options: ReadOptions = {}): Skil
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * One scratch buffer per thread, reused by every read: the text handed back is always a decoded
+ * copy, so nothing outlives the call that filled it. A fresh buffer per file cost a large tree's
+ * load an allocation, page faults and external-memory collections per skill.
+ */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+function readBuffer(size: number): Buffer {
+  if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, scratch.length * 2));
+  return scratch.subarray(0, size);
 }
 
 const NEWLINE_FENCE = Buffer.from("\n---");

@@ -71,8 +71,46 @@ export function quotePlainScalarsWithColons(text: string): string | null {
   return changed ? out.join("\n") : null;
 }
 
-const FLAT_KEY = /^([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*?))?[ ]*\r?$/;
-const NESTED_KEY = /^( +)([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*?))?[ ]*\r?$/;
+/**
+ * A `key: value` line whose key starts at column `from`, as the pattern
+ * `^ {from}([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*?))?[ ]*\r?$` reads it: the value without its
+ * trailing blanks and line-end `\r`, "" when there is none. Scanned by hand because that lazy
+ * pattern retries its tail at every character of a 400-character description, which made it the
+ * largest single cost of loading a skill. A value holding a character the pattern's `.` refuses
+ * (a lone `\r`, U+2028, U+2029) is not matched, exactly as the pattern would not match it.
+ */
+function keyLine(line: string, from: number): { key: string; raw: string } | null {
+  let i = from;
+  const first = line.charCodeAt(i);
+  if (!(isAsciiLetter(first) || first === 95)) return null;
+  i++;
+  for (;;) {
+    const c = line.charCodeAt(i);
+    if (isAsciiLetter(c) || (c >= 48 && c <= 57) || c === 95 || c === 45) i++;
+    else break;
+  }
+  if (line.charCodeAt(i) !== 58) return null;
+  const key = line.slice(from, i);
+  let end = line.length;
+  if (line.charCodeAt(end - 1) === 13) end--;
+  while (end > i + 1 && line.charCodeAt(end - 1) === 32) end--;
+  let start = i + 1;
+  // `key:` then nothing but blanks (and the `\r`): no value.
+  if (start >= end) return { key, raw: "" };
+  // `key:value` with no blank after the colon is not a key line for this tier.
+  if (line.charCodeAt(start) !== 32) return null;
+  while (start < end && line.charCodeAt(start) === 32) start++;
+  const raw = line.slice(start, end);
+  for (let j = 0; j < raw.length; j++) {
+    const c = raw.charCodeAt(j);
+    if (c === 13 || c === 0x2028 || c === 0x2029) return null;
+  }
+  return { key, raw };
+}
+
+function isAsciiLetter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
 // Plain scalars that the core schema would read as something other than a string.
 const NON_STRING = /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[-+]?[0-9.][\s\S]*)$/;
 // First characters that start YAML syntax rather than a plain scalar.
@@ -95,10 +133,10 @@ export function parseFlat(text: string): Record<string, unknown> | null {
       i++;
       continue;
     }
-    const m = FLAT_KEY.exec(line);
+    const m = keyLine(line, 0);
     if (!m) return null;
-    const key = m[1]!;
-    const raw = m[2];
+    const key = m.key;
+    const raw = m.raw;
     if (Object.hasOwn(out, key) || key === "__proto__") return null;
     i++;
     if (raw === undefined || raw === "") {
@@ -184,12 +222,12 @@ function readNestedMapping(lines: string[], start: number): { value: Record<stri
     if (isBlank(line)) break;
     const n = indentOf(line);
     if (n === 0) break;
-    const m = NESTED_KEY.exec(line);
+    const m = keyLine(line, n);
     if (!m) return null;
     if (indent === -1) indent = n;
     if (n !== indent) return null;
-    const key = m[2]!;
-    const raw = m[3];
+    const key = m.key;
+    const raw = m.raw;
     if (raw === undefined || raw === "" || Object.hasOwn(value, key) || key === "__proto__") return null;
     const scalar = flatScalar(raw);
     if (scalar === null) return null;

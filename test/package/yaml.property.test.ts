@@ -105,3 +105,32 @@ test("a generated valid skill round-trips", () => {
     { numRuns: 2000 },
   );
 });
+
+test("the fast tier reads key lines with any spacing, line ends and odd characters as yaml does", () => {
+  // The key-line scanner replaced a pattern; this drives the corners it has to get right: no
+  // blank after the colon, runs of blanks, trailing blanks before a `\r`, a lone `\r` inside,
+  // and the line separators a regex `.` refuses.
+  const separator = fc.constantFrom(":", ": ", ":  ", ":   ", ":\t");
+  const tail = fc.constantFrom("", " ", "  ", "\r", " \r", "  \r", "\r\r", "\u2028", " \u2029");
+  const value = fc.oneof(plainText, fc.constantFrom("a\rb", "x\u2028y", "v  ", "\u00e9t\u00e9", "a: b"));
+  const line = fc.tuple(key, separator, value, tail).map(([k, s, v, t]) => `${k}${s}${v}${t}`);
+  const nested = fc.tuple(key, fc.array(fc.tuple(key, separator, value, tail), { minLength: 1, maxLength: 3 })).map(
+    ([k, pairs]) => `${k}:\n${pairs.map(([nk, s, v, t]) => `  ${nk}${s}${v}${t}`).join("\n")}`,
+  );
+  let onFastPath = 0;
+  fc.assert(
+    fc.property(fc.array(fc.oneof(line, nested), { minLength: 1, maxLength: 5 }), (lines) => {
+      // Frontmatter as the splitter hands it over always ends with a newline, so a `\r` before
+      // it is half of a CRLF, never a lone `\r` at the end of the document.
+      const text = `${lines.join("\n")}\n`;
+      const fast = parseFlat(text);
+      if (fast === null) return;
+      onFastPath++;
+      const doc = parseDocument(text, { version: "1.2", schema: "core", uniqueKeys: true, logLevel: "silent" });
+      assert.equal(doc.errors.length, 0, `fast tier accepted what yaml refuses: ${JSON.stringify(text)}`);
+      assert.deepEqual(JSON.parse(JSON.stringify(fast)), JSON.parse(JSON.stringify(doc.toJS())), JSON.stringify(text));
+    }),
+    { numRuns: 5000 },
+  );
+  assert.ok(onFastPath >= 100, `only ${onFastPath} runs went through the fast path`);
+});
