@@ -18,9 +18,11 @@ export function readFrontmatter(text: string, options: { allowRetry: boolean }):
   if (bytes > MAX_FRONTMATTER_BYTES) {
     return { ok: false, code: "frontmatter_too_large", message: `Frontmatter is ${bytes} bytes; the limit is ${MAX_FRONTMATTER_BYTES}` };
   }
-  // Parse a copy: every string the YAML parser returns is a slice of its input, and a slice of
-  // the whole file text would keep the body alive in a registry that only wants metadata.
-  const frontmatter = Buffer.from(split.frontmatter, "utf8").toString("utf8");
+  // Parse a copy when the text holds more than the frontmatter: every string the YAML parser
+  // returns is a slice of its input, and a slice of the whole file text would keep the body
+  // alive in a registry that only wants metadata. Text read head-only (the registry's loads)
+  // ends at the closing fence, so a slice of it keeps nothing the record does not already hold.
+  const frontmatter = split.body === "" ? split.frontmatter : Buffer.from(split.frontmatter, "utf8").toString("utf8");
   let parsed = parseYaml(frontmatter);
   let retried = false;
   if (!parsed.ok && options.allowRetry) {

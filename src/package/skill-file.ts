@@ -63,9 +63,11 @@ export function readSkillFileSync(file: string, options: ReadOptions = {}): Skil
     let length = 0;
     for (;;) {
       const n = fs.readSync(fd, buf, length, buf.length - length, null);
-      if (n === 0) break;
       length += n;
-      if (length === buf.length) break;
+      // A regular file answers short only at its end, so a short read is the end: asking again
+      // to hear 0 would cost every skill a second read call. A full buffer means the file grew
+      // past its stat; that is read on up to the limit.
+      if (n === 0 || length === buf.length || length >= stat.size) break;
     }
     if (length > MAX_SKILL_FILE_BYTES) {
       return { ok: false, code: "skill_file_too_large", message: `SKILL.md is over the ${MAX_SKILL_FILE_BYTES}-byte (1 MiB) limit` };

@@ -101,12 +101,11 @@ function keyLine(line: string, from: number): { key: string; raw: string } | nul
   if (line.charCodeAt(start) !== 32) return null;
   while (start < end && line.charCodeAt(start) === 32) start++;
   const raw = line.slice(start, end);
-  for (let j = 0; j < raw.length; j++) {
-    const c = raw.charCodeAt(j);
-    if (c === 13 || c === 0x2028 || c === 0x2029) return null;
-  }
-  return { key, raw };
+  return NOT_DOT.test(raw) ? null : { key, raw };
 }
+
+/** What a regex `.` does not match, besides the `\n` the lines were split on. */
+const NOT_DOT = /[\r\u2028\u2029]/;
 
 function isAsciiLetter(c: number): boolean {
   return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
@@ -162,8 +161,16 @@ export function parseFlat(text: string): Record<string, unknown> | null {
   return Object.keys(out).length > 0 ? out : null;
 }
 
+/** Whether the line holds only blanks; a scan, because `trim()` allocates a string per line. */
 function isBlank(line: string): boolean {
-  return line.trim() === "";
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 13) continue;
+    // Visible ASCII ends it at once; anything else is left to `trim()`'s idea of whitespace.
+    if (c > 32 && c < 127) return false;
+    return line.trim() === "";
+  }
+  return true;
 }
 
 function indentOf(line: string): number {
@@ -261,32 +268,34 @@ const HEX_LENGTH: Readonly<Record<string, number>> = { x: 2, u: 4, U: 8 };
 
 /** A one-line double-quoted scalar's value, or null for anything YAML would refuse. */
 function unescapeDoubleQuoted(inner: string): string | null {
-  if (!inner.includes("\\")) return inner;
+  let i = inner.indexOf("\\");
+  if (i === -1) return inner;
+  // Runs between escapes are copied whole: a character at a time built a long rope per value.
   let out = "";
-  for (let i = 0; i < inner.length; i++) {
-    const c = inner[i]!;
-    if (c !== "\\") {
-      out += c;
-      continue;
-    }
+  let runStart = 0;
+  for (; i !== -1; i = inner.indexOf("\\", runStart)) {
+    out += inner.slice(runStart, i);
     const e = inner[++i];
     if (e === undefined) return null;
     const simple = ESCAPES[e];
     if (simple !== undefined) {
       out += simple;
+      runStart = i + 1;
       continue;
     }
     const len = HEX_LENGTH[e];
     if (len === undefined) return null;
     const hex = inner.slice(i + 1, i + 1 + len);
-    if (!new RegExp(`^[0-9A-Fa-f]{${len}}$`).test(hex)) return null;
+    if (!HEX_DIGITS.test(hex) || hex.length !== len) return null;
     const code = parseInt(hex, 16);
     if (code > 0x10ffff) return null;
     out += String.fromCodePoint(code);
-    i += len;
+    runStart = i + 1 + len;
   }
-  return out;
+  return out + inner.slice(runStart);
 }
+
+const HEX_DIGITS = /^[0-9A-Fa-f]*$/;
 
 function flatScalar(raw: string): string | null {
   if (raw.includes("\t")) return null;
