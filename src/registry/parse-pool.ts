@@ -3,30 +3,39 @@
  * refreshes, because a fresh worker pays its module loading and an unoptimised first thousand
  * parses again. An idle worker is unref'd (it never keeps the process alive) and ends after a
  * quiet period, so an idle process holds no threads.
+ *
+ * A job is chosen only when a worker is ready to run it (it has said so after loading its
+ * modules): the registry's main thread works through the same list of sources meanwhile, so a
+ * source is never parked behind a worker still starting up while the main thread sits idle.
  */
 import * as os from "node:os";
 import { Worker } from "node:worker_threads";
 import type { ParseJobMessage, ParseWorkerMessage, WorkerJob } from "./parse-protocol.js";
 
-const MAX_WORKERS = Math.max(1, Math.min(2, os.availableParallelism()));
+export const MAX_WORKERS = Math.max(1, Math.min(2, os.availableParallelism()));
 const IDLE_MS = 30_000;
 
 /**
  * Receives each message of a job as it arrives (all but the final `done`), so the caller can
  * collect records while the worker still works.
  */
-export type MessageHandler = (message: Exclude<ParseWorkerMessage, { kind: "done" }>) => void;
+export type MessageHandler = (message: Exclude<ParseWorkerMessage, { kind: "done" } | { kind: "ready" }>) => void;
 
 interface Job {
-  message: ParseJobMessage;
+  /** Chooses the work when a worker is ready for it; null when there is none left. */
+  take(): WorkerJob | null;
+  /** Set once the job is chosen and sent. */
+  id: number;
   onMessage: MessageHandler;
-  resolve(): void;
+  resolve(ran: boolean): void;
   reject(error: Error): void;
 }
 
 interface PooledWorker {
   worker: Worker;
   job: Job | null;
+  /** Whether it has loaded its modules and said so: only then is a job chosen for it. */
+  ready: boolean;
   /** Whether it ever finished a job: a worker that dies before that is not worth restarting. */
   proven: boolean;
 }
@@ -36,17 +45,16 @@ const queue: Job[] = [];
 let nextJobId = 1;
 let idleTimer: NodeJS.Timeout | null = null;
 
-/** Runs `job` in a worker thread; resolves when it is done, rejects when no worker can run it. */
-export function runInWorker(job: WorkerJob, onMessage: MessageHandler): Promise<void> {
+/**
+ * Runs the job `take` chooses in a worker thread, calling `take` only once a worker is ready.
+ * Resolves true when the job ran, false when `take` found nothing left; rejects when no worker
+ * can run it (then `take` may not have been called at all).
+ */
+export function runInWorker(take: () => WorkerJob | null, onMessage: MessageHandler): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    queue.push({ message: { ...job, id: nextJobId++ }, onMessage, resolve, reject });
+    queue.push({ take, id: 0, onMessage, resolve, reject });
     dispatch();
   });
-}
-
-/** Whether a worker is running now, so a job sent now does not wait for one to start. */
-export function workersRunning(): boolean {
-  return workers.size > 0;
 }
 
 function dispatch(): void {
@@ -55,23 +63,36 @@ function dispatch(): void {
     idleTimer = null;
   }
   while (queue.length > 0) {
-    let pooled = [...workers].find((w) => w.job === null);
-    if (!pooled && workers.size < MAX_WORKERS) {
-      try {
-        pooled = spawn();
-      } catch (error) {
-        // No worker can start here (say, no TypeScript loader for a .ts worker): every waiting
-        // job goes back to its caller, which loads inline.
-        for (const job of queue.splice(0)) job.reject(error instanceof Error ? error : new Error(String(error)));
-        return;
+    let pooled = [...workers].find((w) => w.ready && w.job === null);
+    if (!pooled) {
+      // Every ready worker is busy here; start another unless enough are already starting.
+      if (workers.size < MAX_WORKERS && startingWorkers() < queue.length) {
+        try {
+          spawn();
+        } catch (error) {
+          // No worker can start here (say, no TypeScript loader for a .ts worker): every waiting
+          // job goes back to its caller, which does the work on the main thread.
+          for (const job of queue.splice(0)) job.reject(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        continue;
       }
+      return;
     }
-    if (!pooled) return;
     const job = queue.shift()!;
+    const work = job.take();
+    if (!work) {
+      job.resolve(false);
+      continue;
+    }
+    job.id = nextJobId++;
     pooled.job = job;
     pooled.worker.ref();
-    pooled.worker.postMessage(job.message);
+    pooled.worker.postMessage({ ...work, id: job.id } satisfies ParseJobMessage);
   }
+  // A ready worker without a job must not keep the process alive; one still starting does, so
+  // the job waiting for it is not dropped by an exiting process.
+  for (const w of workers) if (w.ready && w.job === null) w.worker.unref();
   if ([...workers].every((w) => w.job === null) && workers.size > 0) {
     idleTimer = setTimeout(() => {
       for (const w of [...workers]) {
@@ -82,12 +103,35 @@ function dispatch(): void {
   }
 }
 
+function startingWorkers(): number {
+  let n = 0;
+  for (const w of workers) if (!w.ready) n++;
+  return n;
+}
+
+/**
+ * Withdraws a job that no worker has chosen yet (it resolves false); one already running is left
+ * to finish. Used when the main thread has done all the work itself.
+ */
+export function withdraw(take: () => WorkerJob | null): void {
+  const at = queue.findIndex((job) => job.take === take);
+  if (at === -1) return;
+  const [job] = queue.splice(at, 1);
+  job!.resolve(false);
+  dispatch();
+}
+
 function spawn(): PooledWorker {
-  const pooled: PooledWorker = { worker: startWorker(), job: null, proven: false };
+  const pooled: PooledWorker = { worker: startWorker(), job: null, ready: false, proven: false };
   workers.add(pooled);
   pooled.worker.on("message", (message: ParseWorkerMessage) => {
+    if (message.kind === "ready") {
+      pooled.ready = true;
+      dispatch();
+      return;
+    }
     const job = pooled.job;
-    if (!job || job.message.id !== message.id) return;
+    if (!job || job.id !== message.id) return;
     if (message.kind !== "done") {
       job.onMessage(message);
       return;
@@ -95,7 +139,7 @@ function spawn(): PooledWorker {
     pooled.job = null;
     pooled.proven = true;
     pooled.worker.unref();
-    job.resolve();
+    job.resolve(true);
     dispatch();
   });
   const fail = (error: Error) => {

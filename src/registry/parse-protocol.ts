@@ -1,6 +1,6 @@
 /** Messages between the main thread and a parse worker. */
 import type { Diagnostic } from "../package/diagnostic.js";
-import type { PlacedSkillWire, SkillWire } from "./skill-wire.js";
+import type { PlacedSkillWire } from "./skill-wire.js";
 
 /**
  * Records per message: each message is deserialised in one event-loop turn, so a batch must stay
@@ -18,11 +18,8 @@ export interface KnownSkills {
   stamps: Float64Array;
 }
 
-export type WorkerJob =
-  /** Load these skill directories. */
-  | { kind: "load"; dirs: string[] }
-  /** Walk one source, reading every SKILL.md that is not known with the same stamp. */
-  | { kind: "walk"; source: string; known: KnownSkills };
+/** Walk one source, reading every SKILL.md that is not known with the same stamp. */
+export type WorkerJob = { kind: "walk"; source: string; known: KnownSkills };
 
 export type ParseJobMessage = WorkerJob & { id: number };
 
@@ -33,10 +30,10 @@ export type ParseJobMessage = WorkerJob & { id: number };
 export type FoundWire = number | PlacedSkillWire;
 
 export type ParseWorkerMessage =
-  /** Load jobs: records for `dirs[start]` onwards. */
-  | { id: number; kind: "results"; start: number; results: SkillWire[] }
-  /** Walk jobs: the next skill directories found, in walk order. */
+  /** Sent once, when the worker has loaded its modules and can take a job. */
+  | { kind: "ready" }
+  /** The next skill directories found, in walk order. */
   | { id: number; kind: "found"; found: FoundWire[] }
-  /** Walk jobs, last before `done`: the walk's own diagnostics (see `SourceDiscovery`). */
+  /** Last before `done`: the walk's own diagnostics (see `SourceDiscovery`). */
   | { id: number; kind: "walked"; diagnostics: Diagnostic[]; failed: boolean }
   | { id: number; kind: "done" };

@@ -1,18 +1,16 @@
 /**
- * Parse worker: runs each job it is sent — load a list of skill directories, or walk a whole
- * source — and posts compact records back in small batches, so the main thread never
- * deserialises one huge message in a single turn. It stays alive between jobs (its compiled
- * code stays warm); the pool decides when it ends.
+ * Parse worker: walks each source it is sent and posts compact records back in small batches, so
+ * the main thread never deserialises one huge message in a single turn. It says when it is ready
+ * (its modules loaded), so the pool chooses its work only then, and it stays alive between jobs
+ * (its compiled code stays warm); the pool decides when it ends.
  */
 import { parentPort } from "node:worker_threads";
-import { loadSkillSync } from "../package/load.js";
 import { RESULT_BATCH, type FoundWire, type ParseJobMessage, type ParseWorkerMessage } from "./parse-protocol.js";
-import { toWire, type SkillWire } from "./skill-wire.js";
-import { walkSource } from "./walk-job.js";
+import { walkSource, wireSink } from "./walk-job.js";
 
 /**
- * A walk batch is sent once it holds RESULT_BATCH records, or this many unchanged directories
- * (plain numbers, cheap to send) so that a rescan still reports in steps.
+ * A batch is sent once it holds RESULT_BATCH records, or this many unchanged directories (plain
+ * numbers, cheap to send) so that a rescan still reports in steps.
  */
 const FOUND_BATCH = 20 * RESULT_BATCH;
 
@@ -24,26 +22,13 @@ port.on("message", (job: ParseJobMessage) => {
   // job back to the registry, which does the work on the main thread.
   void run(job).then(() => post({ id: job.id, kind: "done" }));
 });
+post({ kind: "ready" });
 
 async function run(job: ParseJobMessage): Promise<void> {
   const { id } = job;
-  if (job.kind === "load") {
-    let batch: SkillWire[] = [];
-    let start = 0;
-    for (const dir of job.dirs) {
-      batch.push(toWire(loadSkillSync(dir)));
-      if (batch.length === RESULT_BATCH) {
-        post({ id, kind: "results", start, results: batch });
-        start += batch.length;
-        batch = [];
-      }
-    }
-    if (batch.length > 0) post({ id, kind: "results", start, results: batch });
-    return;
-  }
   let batch: FoundWire[] = [];
   let records = 0;
-  const problems = await walkSource(job.source, job.known, (found) => {
+  const sink = wireSink((found) => {
     batch.push(found);
     if (typeof found !== "number") records += 1;
     if (records === RESULT_BATCH || batch.length === FOUND_BATCH) {
@@ -52,6 +37,7 @@ async function run(job: ParseJobMessage): Promise<void> {
       records = 0;
     }
   });
+  const problems = await walkSource(job.source, job.known, sink);
   if (batch.length > 0) post({ id, kind: "found", found: batch });
   post({ id, kind: "walked", diagnostics: problems.diagnostics, failed: problems.failed });
 }

@@ -6,14 +6,13 @@
  */
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
 import type { FileStamp, SkillPackage } from "../package/types.js";
-import { discoverSource, type FoundSkill, type SourceDiscovery } from "./discover.js";
-import { SkillDirLoader, workerFailed } from "./parse-files.js";
-import { workersRunning } from "./parse-pool.js";
+import type { FoundSkill } from "./discover.js";
+import { MAX_WORKERS } from "./parse-pool.js";
 import { rankSkills, type RankedSkills } from "./precedence.js";
 import { defaultLabel, visibilityGroup, type VisibilityGroup } from "./sources.js";
 import type { LoadedSkill } from "./skill-wire.js";
 import { TimeSlicer } from "./time-slice.js";
-import { walkInWorker, type SourceWalk } from "./worker-walk.js";
+import { walkHere, walkInWorker, workerFailed, type SourceWalk, type WalkInput, type WorkerWalk, WorkerWalkFailed } from "./source-walk.js";
 import type { RegisteredSkill, RegistrySnapshot, SkillSource } from "./types.js";
 
 export interface RegistryOptions {
@@ -79,9 +78,9 @@ interface CacheEntry {
 }
 
 /**
- * Skills found (by this scan or the last) before the remaining sources are walked in workers.
- * Walking here costs the event loop about 4 µs a skill in sliced steps, so below this a tree is
- * walked here; above it, a worker's walk also reads each new SKILL.md without a separate stat.
+ * Skills (found by the last scan, or read by this one) from which parse workers join the walk.
+ * Below it a tree is walked on the main thread alone: starting a worker costs more than it saves,
+ * and handing records back costs the main thread about as much as reading small trees itself.
  */
 export const WORKER_WALK_LIMIT = 1000;
 
@@ -125,28 +124,18 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     };
     const tag = (d: Diagnostic, group: VisibilityGroup) => report(d, [group]);
 
-    // A source walked here sends the files it must read to the loader as it goes, so parsing
-    // overlaps the walk. Once the scan knows the tree is large (this scan or the last one found
-    // WORKER_WALK_LIMIT skills) and workers are running, the remaining sources are walked in
-    // workers, which read as they walk: the event loop then only collects records.
-    const loader = new SkillDirLoader(slicer);
-    const toRead = new Map<string, FoundSkill>();
-    // A source that could not be read in part keeps its last good skills rather than losing them.
-    const keepLastGood = (index: number, discovery: SourceDiscovery) => {
-      if (discovery.failed && lastFound.has(index)) discovery.found = lastFound.get(index)!;
-    };
-    const walkHere = async (index: number): Promise<SourceWalk> => {
-      const discovery = await discoverSource(sources[index]!.path, slicer);
-      keepLastGood(index, discovery);
-      for (let i = 0; i < discovery.found.length; i++) {
-        const found = discovery.found[i]!;
-        const cached = cache.get(found.skillFile);
-        if ((cached && sameStamp(cached.stamp, found.stamp)) || toRead.has(found.skillFile)) continue;
-        toRead.set(found.skillFile, found);
-        loader.add(found);
-      }
-      return { discovery, reads: 0 };
-    };
+    // Sources wait in one list. The main thread walks them in time slices, reading as it goes;
+    // once the tree is known to be large (the last scan found WORKER_WALK_LIMIT skills, or this
+    // one has) parse workers join in, each taking the next source when it is ready. The main
+    // thread keeps taking sources too — a file it reads costs less than one sent back from a
+    // worker — and when the list is empty, workers not yet started are not waited for.
+    const queue: number[] = [];
+    const walks: Array<SourceWalk | null> = sources.map(() => null);
+    for (const [index, source] of sources.entries()) {
+      const problem = sourceProblem(source);
+      if (problem) tag(diagnostic(String(source.path), "error", "source_invalid", problem), visibilityGroup(source));
+      else queue.push(index);
+    }
     // The cache is updated in place as records arrive (a new map per scan would be rebuilt for
     // every unchanged skill): each entry states what one file parses to at one stamp, which stays
     // true even if this scan fails later. Entries no source reached any more go once it is done.
@@ -158,58 +147,66 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       cache.set(found.skillFile, entry);
       return entry;
     };
+    let loadedThisScan = 0;
+    const helpers: Array<Promise<void>> = [];
+    const running = new Set<WorkerWalk>();
     const workerFailures: Diagnostic[] = [];
-    const walkThere = (index: number): Promise<SourceWalk> =>
-      walkInWorker(
-        sources[index]!.path,
-        lastFound.get(index) ?? [],
-        (found) => cache.get(found.skillFile)?.stamp,
-        ({ found, loaded }) => {
-          // Registered now, while other walks still run, so the end of the scan has less to do.
-          const entry = adopt(found, loaded);
-          if (entry.skill) recordOf(entry, sources[index]!, index);
-        },
-      ).then(
-        (walk) => {
-          keepLastGood(index, walk.discovery);
-          return walk;
-        },
-        (error: unknown) => {
+    const inputFor = (index: number): WalkInput => ({
+      source: sources[index]!.path,
+      previous: lastFound.get(index) ?? [],
+      stampOf: (found) => cache.get(found.skillFile)?.stamp,
+      onLoad: ({ found, loaded }) => {
+        // Registered now, while other walks still run, so the end of the scan has less to do.
+        const entry = adopt(found, loaded);
+        if (entry.skill) recordOf(entry, sources[index]!, index);
+        if (++loadedThisScan === WORKER_WALK_LIMIT && queue.length > 0) startHelpers();
+      },
+    });
+    // A source that could not be read in part keeps its last good skills rather than losing them.
+    const settle = (index: number, walk: SourceWalk) => {
+      if (walk.discovery.failed && lastFound.has(index)) walk.discovery.found = lastFound.get(index)!;
+      walks[index] = walk;
+    };
+    const helper = async (): Promise<void> => {
+      for (;;) {
+        let taken = -1;
+        const run = walkInWorker(() => {
+          taken = queue.shift() ?? -1;
+          return taken === -1 ? null : inputFor(taken);
+        });
+        running.add(run);
+        try {
+          const walk = await run.result;
+          if (!walk) return;
+          stats.readsInWorkers += walk.reads;
+          settle(taken, walk);
+        } catch (error) {
           // A worker that cannot start (or dies) must not cost the source: walk it here instead.
-          workerFailures.push(workerFailed(sources[index]!.path, error));
-          return walkHere(index);
-        },
-      );
-
-    const pending: Promise<SourceWalk | null>[] = [];
-    let foundSoFar = lastFoundCount;
-    for (const [index, source] of sources.entries()) {
-      const problem = sourceProblem(source);
-      if (problem) {
-        tag(diagnostic(String(source.path), "error", "source_invalid", problem), visibilityGroup(source));
-        pending.push(Promise.resolve(null));
-      } else if (foundSoFar >= WORKER_WALK_LIMIT && workersRunning()) {
-        pending.push(walkThere(index));
-      } else {
-        const walk = await walkHere(index);
-        foundSoFar += walk.discovery.found.length;
-        pending.push(Promise.resolve(walk));
+          const failure = error as WorkerWalkFailed;
+          workerFailures.push(workerFailed(failure.input?.source ?? String(sources[0]?.path ?? ""), failure.cause ?? error));
+          if (failure.input) settle(taken, await walkHere(inputFor(taken), slicer));
+          return;
+        } finally {
+          running.delete(run);
+        }
       }
+    };
+    function startHelpers(): void {
+      if (helpers.length > 0) return;
+      for (let i = 0; i < MAX_WORKERS; i++) helpers.push(helper());
     }
-    const walks = await Promise.all(pending);
-    const parsed = await loader.finish();
+    if (lastFoundCount >= WORKER_WALK_LIMIT && queue.length > 1) startHelpers();
+    while (queue.length > 0) {
+      const index = queue.shift()!;
+      settle(index, await walkHere(inputFor(index), slicer));
+    }
+    // Everything is taken: helpers still waiting for a worker to start are not waited for.
+    for (const run of running) run.withdraw();
+    await Promise.all(helpers);
     if (closed) throw new Error("registry closed during refresh");
-    const reading = [...toRead.values()];
-    const readWhileWalking = walks.reduce((n, walk) => n + (walk?.reads ?? 0), 0);
-    stats.reads += reading.length + readWhileWalking;
-    stats.readsInWorkers += parsed.inWorkers + readWhileWalking;
-    const workerFailure = workerFailures[0] ?? parsed.diagnostics.find((d) => d.code === "worker_failed");
-    if (workerFailure) report(workerFailure, []);
+    stats.reads += walks.reduce((n, walk) => n + (walk?.reads ?? 0), 0);
+    if (workerFailures[0]) report(workerFailures[0], []);
 
-    for (let i = 0; i < reading.length; i++) {
-      adopt(reading[i]!, parsed.results[i]!);
-      if (slicer.due()) await slicer.yield();
-    }
     const nextFound = new Map<number, FoundSkill[]>();
     const candidates: RegisteredSkill[] = [];
     for (const [index, walk] of walks.entries()) {
@@ -364,10 +361,6 @@ function sameRecords(a: readonly RegisteredSkill[], b: readonly RegisteredSkill[
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-function sameStamp(a: FileStamp, b: FileStamp): boolean {
-  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
 }
 
 function copyEnv(env: Record<string, string | undefined>): Readonly<Record<string, string>> {

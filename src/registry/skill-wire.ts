@@ -101,6 +101,26 @@ export function fromWire(wire: SkillWire, dir: string, skillFile: string): Loade
   return Object.freeze({ skill, diagnostics });
 }
 
+/**
+ * What a load on the registry's own thread gives, frozen in place: the same shapes `fromWire`
+ * builds, without the round trip through the compact form.
+ */
+export function frozenLoad(result: LoadResult): LoadedSkill {
+  const skill = result.skill;
+  const diagnostics = freezeDiagnostics(result.diagnostics);
+  if (!skill) return Object.freeze({ skill: null, diagnostics });
+  const manifest = skill.manifest;
+  freezeDeep(manifest.metadata);
+  freezeDeep(manifest.allowedTools);
+  freezeDeep(manifest.tools);
+  freezeDeep(manifest.requirements);
+  freezeDeep(manifest.extra);
+  Object.freeze(manifest);
+  Object.freeze(skill.stamp);
+  // The package shares the result's diagnostics array, which is frozen above.
+  return Object.freeze({ skill: Object.freeze({ ...skill, diagnostics }), diagnostics });
+}
+
 function manifestRest(manifest: SkillManifest): ManifestRest | null {
   const rest: ManifestRest = {};
   if (manifest.license !== undefined) rest.license = manifest.license;

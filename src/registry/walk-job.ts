@@ -1,12 +1,12 @@
 /**
- * A source walk run inside a parse worker (`worker-walk.ts` is the registry's side). It finds
- * skill directories exactly as the main thread's walk does, but reads as it goes: a directory it
- * does not know is opened and loaded straight away, its stamp taken from the open file, which
- * saves the separate `stat` the main thread's walk pays per skill; a known one is only stat'ed,
- * and read again only when its stamp changed.
+ * One source walk that reads as it goes, run in a parse worker or on the main thread in time
+ * slices (`source-walk.ts` is the registry's side of both). It finds skill directories as
+ * `discoverSource` does: a directory it does not know is opened and loaded straight away, its
+ * stamp taken from the open file, which saves a separate `stat` per new skill; a known one is
+ * only stat'ed, and read again only when its stamp changed.
  */
 import { loadSkillSync } from "../package/load.js";
-import type { FileStamp } from "../package/types.js";
+import type { FileStamp, LoadResult } from "../package/types.js";
 import { discoverSource, statSkillFile, type FoundSkill, type SkillProbe, type WalkProblems } from "./discover.js";
 import type { FoundWire, KnownSkills } from "./parse-protocol.js";
 import { toPlacedWire } from "./skill-wire.js";
@@ -15,8 +15,21 @@ import { TimeSlicer } from "./time-slice.js";
 /** A worker has no event loop to keep free, so its walk never yields. */
 const NEVER_YIELD = new TimeSlicer(Number.POSITIVE_INFINITY);
 
-/** Walks `source`, handing each skill directory found to `emit` in walk order. */
-export async function walkSource(source: string, known: KnownSkills, emit: (found: FoundWire) => void): Promise<WalkProblems> {
+/** Where a walk hands each skill directory it finds, in walk order. */
+export interface WalkSink {
+  /** A known directory whose SKILL.md is unchanged: its index in `KnownSkills.dirs`. */
+  known(index: number): void;
+  /** A new or changed directory, with what loading it gave. */
+  loaded(result: LoadResult, found: FoundSkill): void;
+}
+
+/** The sink a worker uses: every directory as a compact record, ready to post. */
+export function wireSink(emit: (found: FoundWire) => void): WalkSink {
+  return { known: emit, loaded: (result, found) => emit(toPlacedWire(result, found)) };
+}
+
+/** Walks `source`, handing each skill directory found to `sink` in walk order. */
+export async function walkSource(source: string, known: KnownSkills, sink: WalkSink, slicer: TimeSlicer = NEVER_YIELD): Promise<WalkProblems> {
   const knownIndex = new Map<string, number>();
   for (let i = 0; i < known.dirs.length; i++) knownIndex.set(known.dirs[i]!, i);
 
@@ -30,7 +43,7 @@ export async function walkSource(source: string, known: KnownSkills, emit: (foun
       // (an unsearchable directory) exactly as the main thread's walk would.
       found = statted ?? statSkillFile(dir, problems);
     }
-    if (found) emit(toPlacedWire(result, found));
+    if (found) sink.loaded(result, found);
     return found;
   };
 
@@ -40,11 +53,11 @@ export async function walkSource(source: string, known: KnownSkills, emit: (foun
     const statted = statSkillFile(dir, problems);
     if (!statted) return null;
     if (!sameAsKnown(known.stamps, index, statted.stamp)) return load(dir, problems, statted);
-    emit(index);
+    sink.known(index);
     return statted;
   };
 
-  const discovery = await discoverSource(source, NEVER_YIELD, probe);
+  const discovery = await discoverSource(source, slicer, probe);
   return { diagnostics: discovery.diagnostics, failed: discovery.failed };
 }
 

@@ -2,9 +2,11 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { test } from "node:test";
+import { test, type TestContext } from "node:test";
 import { fileURLToPath } from "node:url";
-import { INLINE_PARSE_LIMIT } from "../../src/registry/parse-files.js";
+import { loadSkillSync } from "../../src/package/load.js";
+import { MAX_WORKERS } from "../../src/registry/parse-pool.js";
+import { walkInWorker } from "../../src/registry/source-walk.js";
 import { createRegistry, WORKER_WALK_LIMIT } from "../../src/registry/registry.js";
 import type { SkillSource } from "../../src/registry/types.js";
 import { names, tempDir, writeSkill } from "./skill-tree.js";
@@ -161,7 +163,11 @@ test("the same real skill directory in two sources is one skill, not a collision
   ]);
   assert.deepEqual(snapshot.skills.map((s) => s.dir), [real]);
   assert.deepEqual(snapshot.diagnostics, []);
-  assert.equal(registry.stats().reads, 1, "read once");
+  // Each source's walk reads what it finds (walks may run on different threads); the first
+  // copy read serves, and a rescan reads neither again.
+  assert.equal(registry.stats().reads, 2);
+  await registry.refresh();
+  assert.equal(registry.stats().reads, 2, "unchanged, read by neither walk");
 });
 
 test("one directory in a global and an agent source gives each its own record, owner and label", async (t) => {
@@ -170,7 +176,7 @@ test("one directory in a global and an agent source gives each its own record, o
   fs.mkdirSync(path.join(root, "agent-a"));
   fs.symlinkSync(real, path.join(root, "agent-a", "both-places"));
   // The agent's source comes first, so the global record is built after (and from) the agent's.
-  const { registry, snapshot } = await loaded([
+  const { snapshot } = await loaded([
     { path: path.join(root, "agent-a"), origin: "agent", agentId: "a", label: "Mine" },
     { path: path.join(root, "store"), origin: "global" },
   ]);
@@ -183,7 +189,6 @@ test("one directory in a global and an agent source gives each its own record, o
   );
   assert.ok(!("agentId" in snapshot.skills[1]!), "the global record carries no owner");
   assert.equal(snapshot.skills[0]!.manifest, snapshot.skills[1]!.manifest, "one parse serves both");
-  assert.equal(registry.stats().reads, 1);
 });
 
 test("labels default per origin and a source's own label wins", async (t) => {
@@ -318,33 +323,59 @@ test("a source that becomes unreadable keeps its last good skills, with an error
   assert.ok(result.codes.includes("directory_unreadable"), result.codes.join(", "));
 });
 
-test(`at least ${INLINE_PARSE_LIMIT} files to read are parsed in worker threads, with the same records`, async (t) => {
+/** Starts every pool worker and waits until each has run a walk, so the next scan finds them ready. */
+async function warmWorkers(t: TestContext): Promise<void> {
+  const dir = tempDir(t);
+  writeSkill(dir, "warm-up");
+  const runs = Array.from({ length: MAX_WORKERS }, () => {
+    let picked = false;
+    return walkInWorker(() => (picked ? null : ((picked = true), { source: dir, previous: [], stampOf: () => undefined, onLoad: () => {} }))).result;
+  });
+  for (const run of runs) assert.ok(await run, "a worker ran the warm-up walk");
+}
+
+test(`a tree of ${WORKER_WALK_LIMIT}+ skills in several sources is shared with worker threads, with the same records`, async (t) => {
   const root = tempDir(t);
-  const count = INLINE_PARSE_LIMIT + 50;
+  const count = WORKER_WALK_LIMIT + 200;
+  const groups = ["group-a", "group-b", "group-c", "group-d"].map((g) => path.join(root, g));
   for (let i = 0; i < count; i++) {
-    writeSkill(root, `bulk-${String(i).padStart(3, "0")}`, {
+    writeSkill(groups[i % groups.length]!, `bulk-${String(i).padStart(4, "0")}`, {
       description: i % 2 ? `"Quoted: number ${i}."` : `>-\n  Folded\n  number ${i}.`,
       frontmatter: i % 3 === 0 ? "metadata:\n  owner: team\n  tier: \"2\"" : "",
     });
   }
-  const { registry, snapshot } = await loaded([{ path: root, origin: "global" }]);
+  const sources: SkillSource[] = groups.map((g) => ({ path: g, origin: "global" }));
+  const { registry, snapshot } = await loaded(sources);
+  t.after(() => registry.close());
   assert.equal(snapshot.skills.length, count);
-  assert.equal(registry.stats().readsInWorkers, count);
   assert.ok(!snapshot.diagnostics.some((d) => d.code === "worker_failed"));
-  const sample = snapshot.skills[3]!;
+  const byName = new Map(snapshot.skills.map((s) => [s.name, s]));
+  const sample = byName.get("bulk-0003")!;
   assert.equal(sample.description, "Quoted: number 3.");
   assert.deepEqual(sample.manifest.metadata, { owner: "team", tier: "2" });
-  assert.equal(snapshot.skills[4]!.description, "Folded number 4.");
+  assert.equal(byName.get("bulk-0004")!.description, "Folded number 4.");
 
-  // A rescan re-reads only the edited file (in a worker walk while workers run), and its record
-  // agrees with what the first load produced.
-  writeSkill(root, "bulk-003", { description: `"Quoted: number 3 again."`, frontmatter: "metadata:\n  owner: team\n  tier: \"2\"" });
+  // With the tree known to be large and workers ready, they take the first sources at once and
+  // the main thread the rest; every record is what loading the file here gives.
+  await warmWorkers(t);
+  writeSkill(groups[0]!, "bulk-0000", { description: `"Quoted: number 0 again."`, frontmatter: "metadata:\n  owner: team\n  tier: \"2\"" });
+  writeSkill(groups[2]!, "bulk-0002", { description: `"Quoted: number 2 again."` });
+  const inWorkersBefore = registry.stats().readsInWorkers;
   await registry.refresh();
-  assert.equal(registry.stats().reads, count + 1);
-  const edited = registry.snapshot().skills[3]!;
-  assert.equal(edited.description, "Quoted: number 3 again.");
-  assert.deepEqual(edited.manifest.metadata, sample.manifest.metadata);
-  await registry.close();
+  assert.equal(registry.stats().reads, count + 2, "only the two edited files were read again");
+  // A ready worker takes the first source as the scan starts; who takes the others depends on
+  // which thread is free first.
+  assert.ok(registry.stats().readsInWorkers >= inWorkersBefore + 1, "the first source's edit was read in a worker");
+  const after = new Map(registry.snapshot().skills.map((s) => [s.name, s]));
+  assert.equal(after.get("bulk-0000")!.description, "Quoted: number 0 again.");
+  assert.deepEqual(after.get("bulk-0000")!.manifest.metadata, sample.manifest.metadata);
+  assert.equal(after.get("bulk-0002")!.description, "Quoted: number 2 again.");
+  for (const name of ["bulk-0000", "bulk-0002", "bulk-0003"]) {
+    const record = after.get(name)!;
+    const direct = loadSkillSync(record.dir).skill!;
+    assert.deepEqual({ ...record.manifest }, { ...direct.manifest }, name);
+    assert.deepEqual(record.stamp, direct.stamp, name);
+  }
 });
 
 test("the environment recorded in a snapshot is the one read at load", async (t) => {
@@ -450,10 +481,10 @@ test("a refresh that fails keeps the last good snapshot serving and says why", a
 
 test(`once ${WORKER_WALK_LIMIT} skills are known, sources are walked in workers and rescans there see every change`, async (t) => {
   const root = tempDir(t);
-  // Two halves, so the big part passes the inline-parse limit within the per-source directory bound.
+  // Two halves, so the big part stays within the per-source directory bound.
   const big = path.join(root, "big");
   const bigB = path.join(root, "big-b");
-  const bigCount = Math.max(WORKER_WALK_LIMIT, INLINE_PARSE_LIMIT);
+  const bigCount = WORKER_WALK_LIMIT;
   const small = path.join(root, "small");
   for (let i = 0; i < bigCount; i++) writeSkill(i % 2 ? bigB : big, `big-${String(i).padStart(4, "0")}`);
   for (const name of ["stays", "edited", "deleted", "turns-bad"]) writeSkill(small, `small-${name}`);
@@ -466,7 +497,6 @@ test(`once ${WORKER_WALK_LIMIT} skills are known, sources are walked in workers 
   t.after(() => registry.close());
   const total = bigCount + 5;
   assert.equal(snapshot.skills.length, total);
-  assert.equal(registry.stats().readsInWorkers, total, "the big source's files in load jobs, the small source's in a walk");
   assert.deepEqual(snapshot.diagnostics.map((d) => d.code), ["skill_file_lowercase"]);
   const lower = snapshot.skills.find((s) => s.name === "small-lower")!;
   assert.equal(path.basename(lower.skillFile), "skill.md");
@@ -477,21 +507,23 @@ test(`once ${WORKER_WALK_LIMIT} skills are known, sources are walked in workers 
   assert.equal(unchanged.snapshot, snapshot);
   assert.equal(registry.stats().reads, total, "an unchanged rescan reads nothing");
 
+  await warmWorkers(t);
+  const inWorkersBefore = registry.stats().readsInWorkers;
   writeSkill(small, "small-edited", { description: "Edited, and longer than before." });
   writeSkill(small, "small-added");
   fs.rmSync(path.join(small, "small-deleted"), { recursive: true });
   fs.writeFileSync(path.join(small, "small-turns-bad", "SKILL.md"), "---\nname: small-turns-bad\ndescription: [unclosed\n");
-  writeSkill(bigB, "big-0007", { description: "Edited in the big source." });
+  writeSkill(big, "big-0006", { description: "Edited in the big source." });
   const outcome = await registry.refresh();
   assert.ok(outcome.ok && outcome.changed);
   const after = outcome.snapshot;
   assert.equal(registry.stats().reads, total + 4, "only the edited, added and broken files were read");
-  // Four reads are far below the inline limit, so they were counted in workers only if the walks ran there.
-  assert.equal(registry.stats().readsInWorkers, total + 4);
+  // A ready worker takes the first source as the scan starts.
+  assert.ok(registry.stats().readsInWorkers >= inWorkersBefore + 1, "the big source's edit was read in a worker");
   assert.equal(after.skills.length, total - 1);
   const byName = new Map(after.skills.map((s) => [s.name, s]));
   assert.equal(byName.get("small-edited")!.description, "Edited, and longer than before.");
-  assert.equal(byName.get("big-0007")!.description, "Edited in the big source.");
+  assert.equal(byName.get("big-0006")!.description, "Edited in the big source.");
   assert.ok(byName.has("small-added") && !byName.has("small-deleted") && !byName.has("small-turns-bad"));
   assert.equal(byName.get("small-stays"), snapshot.skills.find((s) => s.name === "small-stays"), "unchanged records are reused");
   assert.deepEqual(after.diagnostics.map((d) => [d.code, path.basename(path.dirname(d.path))]).sort(), [

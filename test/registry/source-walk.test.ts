@@ -4,8 +4,9 @@ import * as path from "node:path";
 import { test, type TestContext } from "node:test";
 import { loadSkillSync } from "../../src/package/load.js";
 import { discoverSource, type FoundSkill } from "../../src/registry/discover.js";
+import { MAX_WORKERS } from "../../src/registry/parse-pool.js";
 import { TimeSlicer } from "../../src/registry/time-slice.js";
-import { walkInWorker as walkWithCallback, type FreshLoad } from "../../src/registry/worker-walk.js";
+import { walkHere, walkInWorker as walkThere, type FreshLoad, type WalkInput } from "../../src/registry/source-walk.js";
 import { tempDir, writeSkill } from "./skill-tree.js";
 
 /** A source with every kind of thing a walk meets: categories, links, loops, bad files, the depth bound. */
@@ -35,13 +36,58 @@ function awkwardTree(t: TestContext): string {
 
 const noStamps = () => undefined;
 
-/** The walk with the files it read collected in order. */
-async function walkInWorker(source: string, previous: FoundSkill[], stampOf: (found: FoundSkill) => FoundSkill["stamp"] | undefined) {
+type Where = "worker" | "main thread";
+
+/** The walk, in a worker or on this thread in time slices, with the files it read collected in order. */
+async function walkVia(where: Where, source: string, previous: FoundSkill[], stampOf: (found: FoundSkill) => FoundSkill["stamp"] | undefined) {
   const loads: FreshLoad[] = [];
-  const walk = await walkWithCallback(source, previous, stampOf, (load) => loads.push(load));
+  const input: WalkInput = { source, previous, stampOf, onLoad: (load) => loads.push(load) };
+  let walk;
+  if (where === "worker") {
+    let picked = false;
+    walk = await walkThere(() => (picked ? null : ((picked = true), input))).result;
+    assert.ok(walk, "the worker took the walk");
+  } else {
+    // A slice of zero yields after every entry, so the walk is exercised across many turns.
+    walk = await walkHere(input, new TimeSlicer(0));
+  }
   assert.equal(walk.reads, loads.length);
   return { ...walk, loads };
 }
+
+const walkInWorker = (source: string, previous: FoundSkill[], stampOf: (found: FoundSkill) => FoundSkill["stamp"] | undefined) =>
+  walkVia("worker", source, previous, stampOf);
+
+test("a walk on the main thread and one in a worker give the same discovery and loads", async (t) => {
+  const root = awkwardTree(t);
+  const here = await walkVia("main thread", root, [], noStamps);
+  const there = await walkVia("worker", root, [], noStamps);
+  assert.deepEqual(here.discovery, there.discovery);
+  assert.deepEqual(here.loads, there.loads);
+});
+
+test("a worker walk withdrawn before a worker takes it never picks a source; the walks running finish", async (t) => {
+  const root = tempDir(t);
+  for (let i = 0; i < 50; i++) writeSkill(root, `busy-${i}`);
+  const once = (input: WalkInput) => {
+    let picked = false;
+    return () => (picked ? null : ((picked = true), input));
+  };
+  const input: WalkInput = { source: root, previous: [], stampOf: noStamps, onLoad: () => {} };
+  // Every worker gets a walk first, so the next one has to wait in the pool.
+  const busy = Array.from({ length: MAX_WORKERS }, () => walkThere(once(input)));
+  let asked = false;
+  const late = walkThere(() => {
+    asked = true;
+    return input;
+  });
+  late.withdraw();
+  assert.equal(await late.result, null);
+  assert.equal(asked, false, "a withdrawn walk never chose a source");
+  for (const run of busy) assert.equal((await run.result)?.discovery.found.length, 50);
+  const nothingLeft = walkThere(() => null);
+  assert.equal(await nothingLeft.result, null);
+});
 
 test("a walk in a worker finds what the main thread's walk finds, and loads each skill as the loader does", async (t) => {
   const root = awkwardTree(t);

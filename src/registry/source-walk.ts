@@ -1,0 +1,152 @@
+/**
+ * The registry's side of a source walk (`walk-job.ts` does the walking), on the main thread in
+ * time slices or in a parse worker. Either way the registry sends what it already holds of the
+ * source, and gets back the source's discovery plus a record for each file the walk read, handed
+ * over as they come so the registry files them while other walks still run rather than all at
+ * the end. An unchanged directory comes back as a number, so a rescan of an unchanged source
+ * costs the event loop almost nothing.
+ */
+import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
+import type { FileStamp } from "../package/types.js";
+import type { FoundSkill, SourceDiscovery } from "./discover.js";
+import type { FoundWire, KnownSkills, WorkerJob } from "./parse-protocol.js";
+import { runInWorker, withdraw } from "./parse-pool.js";
+import { frozenLoad, fromWire, type LoadedSkill } from "./skill-wire.js";
+import type { TimeSlicer } from "./time-slice.js";
+import { walkSource, type WalkSink } from "./walk-job.js";
+
+export interface FreshLoad {
+  /** The directory as found, with the stamp its SKILL.md was read at. */
+  found: FoundSkill;
+  loaded: LoadedSkill;
+}
+
+export interface SourceWalk {
+  discovery: SourceDiscovery;
+  /** How many SKILL.md files the walk read (new and changed ones). */
+  reads: number;
+}
+
+/** One source to walk, with what the registry holds of it. */
+export interface WalkInput {
+  source: string;
+  /** The source's last discovery; a directory found unchanged comes back as that same `FoundSkill`. */
+  previous: readonly FoundSkill[];
+  /** The stamp the registry's copy of each file was read at, if it holds one. */
+  stampOf: (found: FoundSkill) => FileStamp | undefined;
+  /** Each file read, in walk order. */
+  onLoad: (load: FreshLoad) => void;
+}
+
+/** The one warning a scan gives when worker threads failed it and the main thread did their work. */
+export function workerFailed(path: string, error: unknown): Diagnostic {
+  return diagnostic(path, "warning", "worker_failed", `Loading skills in a worker failed (${String(error)}); loaded them on the main thread`);
+}
+
+/** Walks a source on this thread, yielding to the event loop whenever `slicer` says so. */
+export async function walkHere(input: WalkInput, slicer: TimeSlicer): Promise<SourceWalk> {
+  const collector = new Collector(input);
+  // Records made on this thread skip the compact form: nothing crosses a thread boundary.
+  const sink: WalkSink = {
+    known: (index) => collector.add(index),
+    loaded: (result, found) => collector.addLoaded(found, frozenLoad(result)),
+  };
+  const problems = await walkSource(input.source, knownSkills(input), sink, slicer);
+  return collector.finish(problems);
+}
+
+/** A walk handed to the worker pool: `result` settles when it is done or withdrawn. */
+export interface WorkerWalk {
+  /**
+   * The walk, or null when nothing was left to walk or it was withdrawn before a worker took it.
+   * Rejects with a `WorkerWalkFailed` when the worker could not run it.
+   */
+  result: Promise<SourceWalk | null>;
+  /** Withdraws the walk if no worker has chosen it yet; a walk already running finishes. */
+  withdraw(): void;
+}
+
+export class WorkerWalkFailed extends Error {
+  /** The walk the worker had taken, which the caller must now do itself; null if it took none. */
+  constructor(
+    readonly input: WalkInput | null,
+    override readonly cause: unknown,
+  ) {
+    super(String(cause));
+  }
+}
+
+/**
+ * Walks, in a worker, the source `pick` chooses once a worker is ready for it: the main thread
+ * keeps taking sources from the same list meanwhile, so none waits behind a starting worker.
+ */
+export function walkInWorker(pick: () => WalkInput | null): WorkerWalk {
+  let input: WalkInput | null = null;
+  let collector: Collector | null = null;
+  let walked: Pick<SourceDiscovery, "diagnostics" | "failed"> | null = null;
+  const take = (): WorkerJob | null => {
+    input = pick();
+    if (!input) return null;
+    collector = new Collector(input);
+    return { kind: "walk", source: input.source, known: knownSkills(input) };
+  };
+  const result = runInWorker(take, (message) => {
+    if (message.kind === "walked") walked = { diagnostics: message.diagnostics, failed: message.failed };
+    else for (let i = 0; i < message.found.length; i++) collector!.add(message.found[i]!);
+  }).then(
+    (ran) => {
+      if (!ran) return null;
+      // Set by the handlers above, which the compiler does not follow.
+      const done = collector as Collector | null;
+      const report = walked as Pick<SourceDiscovery, "diagnostics" | "failed"> | null;
+      if (!done || !report) throw new WorkerWalkFailed(input, `the walk of ${input?.source} ended without its report`);
+      return done.finish(report);
+    },
+    (error: unknown) => {
+      throw new WorkerWalkFailed(input, error);
+    },
+  );
+  return { result, withdraw: () => withdraw(take) };
+}
+
+function knownSkills({ previous, stampOf }: WalkInput): KnownSkills {
+  const known: KnownSkills = { dirs: new Array<string>(previous.length), stamps: new Float64Array(previous.length * 3) };
+  for (let i = 0; i < previous.length; i++) {
+    known.dirs[i] = previous[i]!.dir;
+    // A file the registry holds no copy of is never "unchanged": NaN equals nothing.
+    const stamp = stampOf(previous[i]!);
+    known.stamps[i * 3] = stamp ? stamp.size : NaN;
+    known.stamps[i * 3 + 1] = stamp ? stamp.mtimeMs : NaN;
+    known.stamps[i * 3 + 2] = stamp ? stamp.ino : NaN;
+  }
+  return known;
+}
+
+/** Turns a walk's entries back into the discovery and the loads, in walk order. */
+class Collector {
+  private readonly found: FoundSkill[] = [];
+  private reads = 0;
+
+  constructor(private readonly input: WalkInput) {}
+
+  add(entry: FoundWire): void {
+    if (typeof entry === "number") {
+      this.found.push(this.input.previous[entry]!);
+      return;
+    }
+    const loaded = fromWire(entry, entry.dir, entry.skillFile);
+    this.addLoaded({ dir: entry.dir, skillFile: entry.skillFile, stamp: { size: entry.size, mtimeMs: entry.mtimeMs, ino: entry.ino } }, loaded);
+  }
+
+  addLoaded(found: FoundSkill, loaded: LoadedSkill): void {
+    // A loaded skill's stamp is the one it was read at: share it rather than keep a copy.
+    const skill: FoundSkill = loaded.skill ? { dir: found.dir, skillFile: found.skillFile, stamp: loaded.skill.stamp } : found;
+    this.found.push(skill);
+    this.reads += 1;
+    this.input.onLoad({ found: skill, loaded });
+  }
+
+  finish(problems: Pick<SourceDiscovery, "diagnostics" | "failed">): SourceWalk {
+    return { discovery: { found: this.found, diagnostics: problems.diagnostics, failed: problems.failed }, reads: this.reads };
+  }
+}
