@@ -6,7 +6,7 @@
 import * as fs from "node:fs";
 import jsYaml from "js-yaml";
 import { parse as parseYaml } from "yaml";
-import { createSkillRuntime } from "../src/runtime.js";
+import { lib } from "./skillport-build.js";
 import type { BenchTree } from "./bench-tree.js";
 
 /** What one load produced. */
@@ -86,7 +86,7 @@ export const OWN_LOADERS: LoaderDefinition[] = [
     kind: "skillport",
     async prepare() {
       return async (tree) => {
-        const runtime = await createSkillRuntime({
+        const runtime = await lib.createSkillRuntime({
           sources: tree.groups.map((group) => ({ path: group, origin: "global" as const })),
           cwd: tree.root,
           home: tree.root,

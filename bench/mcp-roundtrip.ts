@@ -1,5 +1,5 @@
 /**
- * MCP `tools/call` round trips over stdio: the real `skillport mcp` server started from source,
+ * MCP `tools/call` round trips over stdio: the real `skillport mcp` server, as built,
  * driven by the MCP SDK's own client, timed from the client's side (request out, result parsed).
  */
 import * as fs from "node:fs";
@@ -32,7 +32,8 @@ export async function measureMcpRoundTrips(tree: BenchTree, samples: number): Pr
   const start = performance.now();
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--import", import.meta.resolve("tsx"), path.join(REPO, "src/cli/main.ts"), "mcp", ...tree.groups.flatMap((g) => ["--root", g])],
+    // The built CLI under plain Node, as `npx skillport mcp` runs it.
+    args: [path.join(REPO, "dist/src/cli/main.js"), "mcp", ...tree.groups.flatMap((g) => ["--root", g])],
     cwd: tree.root,
     env: { ...process.env, HOME: tree.root } as Record<string, string>,
     stderr: "ignore",

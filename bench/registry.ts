@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
-import { createRegistry } from "../src/registry/registry.js";
+import { registryModule } from "./skillport-build.js";
 import type { SkillSource } from "../src/registry/types.js";
 import { generateTree } from "./generate-tree.js";
 
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     const files = tree.skillDirs.map((dir) => path.join(dir, "SKILL.md"));
 
     const coldLoad = async () => {
-      const registry = createRegistry(sources);
+      const registry = registryModule.createRegistry(sources);
       const outcome = await registry.refresh();
       if (!outcome.ok || outcome.snapshot.skills.length !== count) {
         throw new Error(`cold load returned ${outcome.snapshot.skills.length} skills: ${outcome.ok ? "" : outcome.error}`);
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     process.stderr.write(`measuring (${runs} runs each)\n`);
     const floor = await measure(floorRead);
     const cold = await measure(coldLoad);
-    const warm = createRegistry(sources);
+    const warm = registryModule.createRegistry(sources);
     await warm.refresh();
     const readsBefore = warm.stats().reads;
     const rescan = await measure(async () => {

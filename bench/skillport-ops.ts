@@ -10,8 +10,7 @@ import * as path from "node:path";
 import { readTreeManifest } from "./bench-tree.js";
 import { runChildMain } from "./child-main.js";
 import { timeCalls, timed } from "./measure.js";
-import { renderCatalog } from "../src/prompt/catalog.js";
-import { createSkillRuntime } from "../src/runtime.js";
+import { lib } from "./skillport-build.js";
 import type { Envelope } from "../src/tool/envelope.js";
 
 export type OperationId = "rescan" | "rescan-edit" | "list" | "activate" | "read" | "catalog";
@@ -41,7 +40,7 @@ async function main(): Promise<void> {
   const samples = Number(samplesArg);
   const outcome: OperationsOutcome = {};
 
-  const runtime = await createSkillRuntime({
+  const runtime = await lib.createSkillRuntime({
     sources: tree.groups.map((group) => ({ path: group, origin: "global" as const })),
     cwd: tree.root,
     home: tree.root,
@@ -107,7 +106,7 @@ async function main(): Promise<void> {
     const skills = runtime.registry().list();
     outcome.catalog = {
       ms: await timeCalls(listCount, 3, async () => {
-        if (renderCatalog(skills, { format: "xml" }).length === 0) throw new Error("empty catalog");
+        if (lib.renderCatalog(skills, { format: "xml" }).length === 0) throw new Error("empty catalog");
       }),
     };
   } catch (error) {
