@@ -12,7 +12,7 @@ import type { FoundSkill, SourceDiscovery } from "./discover.js";
 import type { FoundWire, KnownSkills, WorkerJob } from "./parse-protocol.js";
 import { runInWorker, withdraw } from "./parse-pool.js";
 import { frozenLoad, fromWire, type LoadedSkill } from "./skill-wire.js";
-import type { TimeSlicer } from "./time-slice.js";
+import { TimeSlicer } from "./time-slice.js";
 import { walkSource, type WalkSink } from "./walk-job.js";
 
 export interface FreshLoad {
@@ -92,14 +92,15 @@ export function walkInWorker(pick: () => WalkInput | null): WorkerWalk {
   };
   const result = runInWorker(take, (message) => {
     if (message.kind === "walked") walked = { diagnostics: message.diagnostics, failed: message.failed };
-    else for (let i = 0; i < message.found.length; i++) collector!.add(message.found[i]!);
+    else collector!.enqueue(message.found);
   }).then(
-    (ran) => {
+    async (ran) => {
       if (!ran) return null;
       // Set by the handlers above, which the compiler does not follow.
       const done = collector as Collector | null;
       const report = walked as Pick<SourceDiscovery, "diagnostics" | "failed"> | null;
       if (!done || !report) throw new WorkerWalkFailed(input, `the walk of ${input?.source} ended without its report`);
+      await done.settled();
       return done.finish(report);
     },
     (error: unknown) => {
@@ -126,8 +127,38 @@ function knownSkills({ previous, stampOf }: WalkInput): KnownSkills {
 class Collector {
   private readonly found: FoundSkill[] = [];
   private reads = 0;
+  private readonly pending: FoundWire[][] = [];
+  private draining: Promise<void> | null = null;
 
   constructor(private readonly input: WalkInput) {}
+
+  /**
+   * Takes a worker's batch now and files it later, in time slices. Node hands over every message
+   * waiting on a port in one turn; filing them there too stalled the event loop by as many
+   * batches as had piled up while it was busy.
+   */
+  enqueue(entries: FoundWire[]): void {
+    this.pending.push(entries);
+    this.draining ??= this.drain();
+  }
+
+  /** Resolves once every batch received is filed. */
+  async settled(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  private async drain(): Promise<void> {
+    const slicer = new TimeSlicer();
+    // Start in a turn of its own, after the port has handed over what it holds.
+    await slicer.yield();
+    for (let batch = this.pending.shift(); batch; batch = this.pending.shift()) {
+      for (let i = 0; i < batch.length; i++) {
+        this.add(batch[i]!);
+        if (slicer.due()) await slicer.yield();
+      }
+    }
+    this.draining = null;
+  }
 
   add(entry: FoundWire): void {
     if (typeof entry === "number") {

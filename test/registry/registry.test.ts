@@ -334,7 +334,9 @@ async function warmWorkers(t: TestContext): Promise<void> {
   for (const run of runs) assert.ok(await run, "a worker ran the warm-up walk");
 }
 
-test(`a tree of ${WORKER_WALK_LIMIT}+ skills in several sources is shared with worker threads, with the same records`, async (t) => {
+const needsWorkers = { skip: MAX_WORKERS === 0 ? "a single core runs no worker threads" : false };
+
+test(`a tree of ${WORKER_WALK_LIMIT}+ skills in several sources is shared with worker threads, with the same records`, needsWorkers, async (t) => {
   const root = tempDir(t);
   const count = WORKER_WALK_LIMIT + 200;
   const groups = ["group-a", "group-b", "group-c", "group-d"].map((g) => path.join(root, g));
@@ -479,7 +481,7 @@ test("a refresh that fails keeps the last good snapshot serving and says why", a
   assert.deepEqual(names(registry.snapshot().skills), ["kept"]);
 });
 
-test(`once ${WORKER_WALK_LIMIT} skills are known, sources are walked in workers and rescans there see every change`, async (t) => {
+test(`once ${WORKER_WALK_LIMIT} skills are known, sources are walked in workers and rescans there see every change`, needsWorkers, async (t) => {
   const root = tempDir(t);
   // Two halves, so the big part stays within the per-source directory bound.
   const big = path.join(root, "big");

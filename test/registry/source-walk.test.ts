@@ -35,6 +35,8 @@ function awkwardTree(t: TestContext): string {
 }
 
 const noStamps = () => undefined;
+/** Every test here runs a walk in a worker; a single-core machine starts none. */
+const needsWorkers = { skip: MAX_WORKERS === 0 ? "a single core runs no worker threads" : false };
 
 type Where = "worker" | "main thread";
 
@@ -58,7 +60,7 @@ async function walkVia(where: Where, source: string, previous: FoundSkill[], sta
 const walkInWorker = (source: string, previous: FoundSkill[], stampOf: (found: FoundSkill) => FoundSkill["stamp"] | undefined) =>
   walkVia("worker", source, previous, stampOf);
 
-test("a walk on the main thread and one in a worker give the same discovery and loads", async (t) => {
+test("a walk on the main thread and one in a worker give the same discovery and loads", needsWorkers, async (t) => {
   const root = awkwardTree(t);
   const here = await walkVia("main thread", root, [], noStamps);
   const there = await walkVia("worker", root, [], noStamps);
@@ -66,7 +68,7 @@ test("a walk on the main thread and one in a worker give the same discovery and 
   assert.deepEqual(here.loads, there.loads);
 });
 
-test("a worker walk withdrawn before a worker takes it never picks a source; the walks running finish", async (t) => {
+test("a worker walk withdrawn before a worker takes it never picks a source; the walks running finish", needsWorkers, async (t) => {
   const root = tempDir(t);
   for (let i = 0; i < 50; i++) writeSkill(root, `busy-${i}`);
   const once = (input: WalkInput) => {
@@ -89,7 +91,7 @@ test("a worker walk withdrawn before a worker takes it never picks a source; the
   assert.equal(await nothingLeft.result, null);
 });
 
-test("a walk in a worker finds what the main thread's walk finds, and loads each skill as the loader does", async (t) => {
+test("a walk in a worker finds what the main thread's walk finds, and loads each skill as the loader does", needsWorkers, async (t) => {
   const root = awkwardTree(t);
   const here = await discoverSource(root, new TimeSlicer());
   const there = await walkInWorker(root, [], noStamps);
@@ -108,7 +110,7 @@ test("a walk in a worker finds what the main thread's walk finds, and loads each
   assert.equal(there.loads.find((load) => load.found.dir.endsWith("broken"))!.loaded.skill, null);
 });
 
-test("known directories with unchanged stamps come back as the same records, unread; changed ones are read", async (t) => {
+test("known directories with unchanged stamps come back as the same records, unread; changed ones are read", needsWorkers, async (t) => {
   const root = tempDir(t);
   for (const name of ["keep-a", "keep-b", "edited"]) writeSkill(root, name);
   const first = await walkInWorker(root, [], noStamps);
@@ -139,7 +141,7 @@ test("known directories with unchanged stamps come back as the same records, unr
   assert.equal(later.discovery.found[2], firstKeepA, "the unchanged one is still the same object");
 });
 
-test("a registry holding no copy of a known file reads it again", async (t) => {
+test("a registry holding no copy of a known file reads it again", needsWorkers, async (t) => {
   const root = tempDir(t);
   writeSkill(root, "only");
   const first = await walkInWorker(root, [], noStamps);
