@@ -11,14 +11,16 @@ import { readSkillFileSync } from "./skill-file.js";
 import type { FileStamp, LoadResult } from "./types.js";
 
 export function loadSkillSync(dir: string): LoadResult {
-  const abs = path.resolve(dir);
+  // A registry walk passes real, clean absolute paths; normalising them again (a character
+  // scan each for `resolve` and `join`) cost as much per skill as splitting its frontmatter.
+  const abs = CLEAN_ABSOLUTE.test(dir) ? dir : path.resolve(dir);
   // Open first and look for the lowercase name only when that fails: on a large tree a
   // separate stat per skill costs as much as parsing its frontmatter.
-  let file = path.join(abs, "SKILL.md");
+  let file = abs + path.sep + "SKILL.md";
   let read = readSkillFileSync(file, { headOnly: true });
   let lowercase = false;
   if (!read.ok && read.code === "skill_file_missing") {
-    file = path.join(abs, "skill.md");
+    file = abs + path.sep + "skill.md";
     read = readSkillFileSync(file, { headOnly: true });
     lowercase = true;
     if (!read.ok && read.code === "skill_file_missing") {
@@ -34,6 +36,13 @@ export function loadSkillSync(dir: string): LoadResult {
   }
   return result;
 }
+
+/**
+ * An absolute POSIX path that `path.resolve` would return unchanged: no empty, `.` or `..`
+ * component and no trailing separator (the root itself is not a skill directory). Elsewhere
+ * nothing matches, and every path is resolved.
+ */
+const CLEAN_ABSOLUTE = path.sep === "/" ? /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$/ : /(?!)/;
 
 export async function loadSkill(dir: string): Promise<LoadResult> {
   return loadSkillSync(dir);

@@ -24,17 +24,22 @@ export function rankSkills(candidates: readonly RegisteredSkill[]): RankedSkills
   const skills: RegisteredSkill[] = [];
   const diagnostics: Diagnostic[] = [];
   const diagnosticGroups = new Map<Diagnostic, VisibilityGroup[]>();
-  const keptByName = new Map<string, RegisteredSkill[]>();
+  // A name's kept skill, or its kept skills once a second one is kept: nearly every name is
+  // unique, and an array per name was an allocation per skill.
+  const keptByName = new Map<string, RegisteredSkill | RegisteredSkill[]>();
   // Index loops: this runs over every skill of a large tree in one go, and an iterator's
   // per-step objects are garbage the event loop pays to collect.
   for (let i = 0; i < ordered.length; i++) {
     const skill = ordered[i]!;
-    const rivals = keptByName.get(skill.name);
-    if (rivals === undefined) {
-      keptByName.set(skill.name, [skill]);
+    const kept = keptByName.get(skill.name);
+    if (kept === undefined) {
+      keptByName.set(skill.name, skill);
       skills.push(skill);
       continue;
     }
+    let rivals: RegisteredSkill[];
+    if (Array.isArray(kept)) rivals = kept;
+    else keptByName.set(skill.name, (rivals = [kept]));
     const group = visibilityGroup(skill);
     const sameGroupWinner = rivals.find((rival) => visibilityGroup(rival) === group);
     if (sameGroupWinner) {

@@ -107,8 +107,7 @@ export function fromWire(wire: SkillWire, dir: string, skillFile: string): Loade
  */
 export function frozenLoad(result: LoadResult): LoadedSkill {
   const skill = result.skill;
-  const diagnostics = freezeDiagnostics(result.diagnostics);
-  if (!skill) return Object.freeze({ skill: null, diagnostics });
+  if (!skill) return Object.freeze({ skill: null, diagnostics: freezeDiagnostics(result.diagnostics) });
   const manifest = skill.manifest;
   freezeDeep(manifest.metadata);
   freezeDeep(manifest.allowedTools);
@@ -117,8 +116,10 @@ export function frozenLoad(result: LoadResult): LoadedSkill {
   freezeDeep(manifest.extra);
   Object.freeze(manifest);
   Object.freeze(skill.stamp);
-  // The package shares the result's diagnostics array, which is frozen above.
-  return Object.freeze({ skill: Object.freeze({ ...skill, diagnostics }), diagnostics });
+  // The loader gives the package the result's own diagnostics array: frozen in place, shared.
+  for (const d of skill.diagnostics) Object.freeze(d);
+  Object.freeze(skill.diagnostics);
+  return Object.freeze({ skill: Object.freeze(skill), diagnostics: skill.diagnostics });
 }
 
 function manifestRest(manifest: SkillManifest): ManifestRest | null {

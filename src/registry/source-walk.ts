@@ -171,7 +171,8 @@ class Collector {
 
   addLoaded(found: FoundSkill, loaded: LoadedSkill): void {
     // A loaded skill's stamp is the one it was read at: share it rather than keep a copy.
-    const skill: FoundSkill = loaded.skill ? { dir: found.dir, skillFile: found.skillFile, stamp: loaded.skill.stamp } : found;
+    const stamp = loaded.skill?.stamp;
+    const skill: FoundSkill = stamp && stamp !== found.stamp ? { dir: found.dir, skillFile: found.skillFile, stamp } : found;
     this.found.push(skill);
     this.reads += 1;
     this.input.onLoad({ found: skill, loaded });

@@ -288,3 +288,17 @@ test("resources: scripts absolute, references and assets relative, dot entries s
   assert.equal(many.truncated, true);
   assert.ok(!many.references.some((r) => r.includes(".hidden") || r.includes("too-deep")));
 });
+
+test("a directory given in any spelling loads as its clean absolute path", () => {
+  const dir = rawSkill("spelled", "---\nname: spelled\ndescription: Spelled many ways.\n---\nBody\n");
+  const clean = loadSkillSync(dir).skill!;
+  const parent = path.dirname(dir);
+  const relative = path.relative(process.cwd(), dir);
+  for (const spelling of [`${dir}/`, `${parent}/./spelled`, `${parent}/../${path.basename(parent)}/spelled`, `${parent}//spelled`, relative]) {
+    const { skill, diagnostics } = loadSkillSync(spelling);
+    assert.deepEqual(diagnostics, [], spelling);
+    assert.equal(skill?.dir, dir, spelling);
+    assert.equal(skill?.skillFile, path.join(dir, "SKILL.md"), spelling);
+    assert.deepEqual(skill?.manifest, clean.manifest, spelling);
+  }
+});
