@@ -7,7 +7,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { z } from "zod";
+import { createRequire } from "node:module";
+import type * as Zod from "zod";
 import type { AgentPolicy, ProjectPolicy } from "./access/types.js";
 import type { SkillSource } from "./registry/types.js";
 
@@ -34,48 +35,57 @@ export class ConfigError extends Error {
   }
 }
 
-const names = z.array(z.string().min(1, "must not be empty"));
+/**
+ * Builds the schema with `zod`, loaded on first need: importing it cost every command ~10–20 ms
+ * of start-up, and most runs have no config file to check.
+ */
+function buildSchema() {
+  const z = createRequire(import.meta.url)("zod") as typeof Zod;
+  const names = z.array(z.string().min(1, "must not be empty"));
 
-const sourceObject = z
-  .strictObject({
-    path: z.string().min(1, "must not be empty"),
-    origin: z.enum(["bundled", "global", "project", "agent"]).default("global"),
-    projectId: z.string().min(1).optional(),
-    label: z.string().min(1).optional(),
-    agentId: z.string().min(1).optional(),
-  })
-  .superRefine((source, ctx) => {
-    if (source.origin === "project" && !source.projectId) {
-      ctx.addIssue({ code: "custom", path: ["projectId"], message: 'required when origin is "project"' });
-    }
-    if (source.origin === "agent" && !source.agentId) {
-      ctx.addIssue({ code: "custom", path: ["agentId"], message: 'required when origin is "agent"' });
-    }
+  const sourceObject = z
+    .strictObject({
+      path: z.string().min(1, "must not be empty"),
+      origin: z.enum(["bundled", "global", "project", "agent"]).default("global"),
+      projectId: z.string().min(1).optional(),
+      label: z.string().min(1).optional(),
+      agentId: z.string().min(1).optional(),
+    })
+    .superRefine((source, ctx) => {
+      if (source.origin === "project" && !source.projectId) {
+        ctx.addIssue({ code: "custom", path: ["projectId"], message: 'required when origin is "project"' });
+      }
+      if (source.origin === "agent" && !source.agentId) {
+        ctx.addIssue({ code: "custom", path: ["agentId"], message: 'required when origin is "agent"' });
+      }
+    });
+
+  // A bare string is the common case ("one more directory of skills"), so it is accepted as a global source.
+  const sourceEntry = z.preprocess((value) => (typeof value === "string" ? { path: value } : value), sourceObject);
+
+  const agentPolicy = z.strictObject({
+    allowedSkills: names.optional(),
+    excludedSkills: names.optional(),
+    allowedTools: names.optional(),
+    deniedTools: names.optional(),
   });
 
-// A bare string is the common case ("one more directory of skills"), so it is accepted as a global source.
-const sourceEntry = z.preprocess((value) => (typeof value === "string" ? { path: value } : value), sourceObject);
+  const projectPolicy = z.strictObject({
+    label: z.string().min(1).optional(),
+    disabledSkills: names.optional(),
+    sharedSkills: names.optional(),
+    toolWhitelist: names.optional(),
+  });
 
-const agentPolicy = z.strictObject({
-  allowedSkills: names.optional(),
-  excludedSkills: names.optional(),
-  allowedTools: names.optional(),
-  deniedTools: names.optional(),
-});
+  return z.strictObject({
+    $schema: z.string().optional(),
+    sources: z.array(sourceEntry).optional(),
+    agents: z.record(z.string().min(1), agentPolicy).default({}),
+    projects: z.record(z.string().min(1), projectPolicy).default({}),
+  });
+}
 
-const projectPolicy = z.strictObject({
-  label: z.string().min(1).optional(),
-  disabledSkills: names.optional(),
-  sharedSkills: names.optional(),
-  toolWhitelist: names.optional(),
-});
-
-const configSchema = z.strictObject({
-  $schema: z.string().optional(),
-  sources: z.array(sourceEntry).optional(),
-  agents: z.record(z.string().min(1), agentPolicy).default({}),
-  projects: z.record(z.string().min(1), projectPolicy).default({}),
-});
+let schema: ReturnType<typeof buildSchema> | null = null;
 
 /** Reads and validates a config file. Throws `ConfigError` for anything unusable. */
 export function loadConfigFile(file: string, home: string = os.homedir()): SkillportConfig {
@@ -99,7 +109,7 @@ export function parseConfig(text: string, file: string, home: string = os.homedi
   } catch (error) {
     throw new ConfigError(file, null, `not valid JSON: ${jsonErrorWithLocation(text, error as Error)}`);
   }
-  const parsed = configSchema.safeParse(raw, { reportInput: true });
+  const parsed = (schema ??= buildSchema()).safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(file, describeKey(issue.path, issue), describeIssue(issue));
@@ -131,7 +141,7 @@ function resolveSourcePath(value: string, baseDir: string, home: string): string
   return path.resolve(baseDir, value);
 }
 
-type Issue = z.core.$ZodIssue;
+type Issue = Zod.z.core.$ZodIssue;
 
 function describeKey(issuePath: readonly PropertyKey[], issue: Issue): string | null {
   const parts = issuePath.map((part) => (typeof part === "number" ? `[${part}]` : String(part)));

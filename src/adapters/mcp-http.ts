@@ -11,12 +11,13 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, isLoopback, LOOPBACK_NAMES } from "./mcp-http-defaults.js";
+
+export { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, isLoopback } from "./mcp-http-defaults.js";
 import { createMcpConnection, type McpConnection, type McpServerOptions, type McpSessionFactory } from "./mcp.js";
 
 export const MCP_HTTP_PATH = "/mcp";
-export const DEFAULT_MCP_HTTP_HOST = "127.0.0.1";
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 /** Upper bound on how late past its timeout an idle session is noticed. */
 const MAX_SWEEP_INTERVAL_MS = 60_000;
 
@@ -165,11 +166,6 @@ function trackActivity(entry: Entry, res: http.ServerResponse): void {
   });
 }
 
-const LOOPBACK_NAMES = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
-
-export function isLoopback(host: string): boolean {
-  return LOOPBACK_NAMES.has(host);
-}
 
 /**
  * On a loopback bind, only loopback Host and Origin values are served: a web page that

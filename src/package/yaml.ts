@@ -12,8 +12,20 @@
  *    it is read exactly one way; js-yaml is faster but reads whitespace-only lines of block
  *    scalars differently, and a skill must not mean two things.
  */
-import { parseDocument } from "yaml";
+import { createRequire } from "node:module";
+import type * as Yaml from "yaml";
 import { MAX_YAML_ALIASES, MAX_YAML_DEPTH } from "./limits.js";
+
+let fullParser: typeof Yaml | null = null;
+
+/**
+ * The `yaml` package, loaded on first need: importing it costs ~35 ms, which every CLI run and
+ * every parse worker paid at start-up although the fast tier reads nearly every real
+ * frontmatter without it. Its Node build is CommonJS, so it loads synchronously here.
+ */
+function yaml(): typeof Yaml {
+  return (fullParser ??= createRequire(import.meta.url)("yaml") as typeof Yaml);
+}
 
 export type YamlResult =
   | { ok: true; value: unknown }
@@ -316,7 +328,7 @@ const DEPTH_MESSAGE = `frontmatter nests deeper than ${MAX_YAML_DEPTH} levels`;
 
 function parseWithYaml(text: string): YamlResult {
   try {
-    const doc = parseDocument(text, { version: "1.2", schema: "core", uniqueKeys: true, merge: false, prettyErrors: true, logLevel: "silent" });
+    const doc = yaml().parseDocument(text, { version: "1.2", schema: "core", uniqueKeys: true, merge: false, prettyErrors: true, logLevel: "silent" });
     const problem = doc.errors[0] ?? doc.warnings.find((w) => w.code === "TAG_RESOLVE_FAILED");
     if (problem) {
       // Stack exhaustion inside the parser is reported as a document error: say what it means.

@@ -1,7 +1,6 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, isLoopback, serveMcpHttp } from "../../adapters/mcp-http.js";
-import { serveMcpStdio } from "../../adapters/mcp-stdio.js";
+import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, isLoopback } from "../../adapters/mcp-http-defaults.js";
 import type { McpServerOptions } from "../../adapters/mcp.js";
 import type { SessionOptions } from "../../session/session.js";
 import { nonNegativeInteger, portNumber, positiveInteger } from "../arg-parsers.js";
@@ -64,6 +63,8 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   let serving: { done?: Promise<void>; notifyToolsChanged(): Promise<void>; close(): Promise<void> };
   try {
     if (options.http !== undefined) {
+      // The MCP SDK loads only for this command; every other command starts without it.
+      const { serveMcpHttp } = await import("../../adapters/mcp-http.js");
       const http = await serveMcpHttp(runtime, serverOptions, {
         port: options.http,
         ...(options.host ? { host: options.host } : {}),
@@ -75,6 +76,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
       }
       serving = http;
     } else {
+      const { serveMcpStdio } = await import("../../adapters/mcp-stdio.js");
       serving = await serveMcpStdio(runtime, serverOptions);
     }
   } catch (error) {
