@@ -16,6 +16,11 @@ export const RESULT_BATCH = 100;
 export interface KnownSkills {
   dirs: string[];
   stamps: Float64Array;
+  /**
+   * The SKILL.md path of each, when the walk runs on the registry's own thread and the strings
+   * are at hand; a worker is not sent them (they would double what crosses) and builds its own.
+   */
+  files?: string[];
 }
 
 /** Walk one source, reading every SKILL.md that is not known with the same stamp. */

@@ -51,7 +51,9 @@ export async function walkHere(input: WalkInput, slicer: TimeSlicer): Promise<So
     known: (index) => collector.add(index),
     loaded: (result, found) => collector.addLoaded(found, frozenLoad(result)),
   };
-  const problems = await walkSource(input.source, knownSkills(input), sink, slicer);
+  const known = knownSkills(input);
+  known.files = input.previous.map((found) => found.skillFile);
+  const problems = await walkSource(input.source, known, sink, slicer);
   return collector.finish(problems);
 }
 

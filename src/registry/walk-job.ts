@@ -5,6 +5,8 @@
  * stamp taken from the open file, which saves a separate `stat` per new skill; a known one is
  * only stat'ed, and read again only when its stamp changed.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { loadSkillSync } from "../package/load.js";
 import type { FileStamp, LoadResult } from "../package/types.js";
 import { discoverSource, statSkillFile, type FoundSkill, type SkillProbe, type WalkProblems } from "./discover.js";
@@ -50,6 +52,16 @@ export async function walkSource(source: string, known: KnownSkills, sink: WalkS
   const probe: SkillProbe = (dir, problems) => {
     const index = knownIndex.get(dir);
     if (index === undefined) return load(dir, problems, null);
+    // The common rescan case, an unchanged SKILL.md, costs one stat of the path string the
+    // registry already holds and no new objects; anything else takes the general path below.
+    const knownFile = known.files?.[index];
+    if (knownFile !== undefined && knownFile.endsWith(UPPERCASE_FILE)) {
+      const stat = statQuietly(knownFile);
+      if (stat && stat.isFile() && sameStatAsKnown(known.stamps, index, stat)) {
+        sink.known(index);
+        return UNCHANGED;
+      }
+    }
     const statted = statSkillFile(dir, problems);
     if (!statted) return null;
     if (!sameAsKnown(known.stamps, index, statted.stamp)) return load(dir, problems, statted);
@@ -59,6 +71,27 @@ export async function walkSource(source: string, known: KnownSkills, sink: WalkS
 
   const discovery = await discoverSource(source, slicer, probe);
   return { diagnostics: discovery.diagnostics, failed: discovery.failed };
+}
+
+const UPPERCASE_FILE = `${path.sep}SKILL.md`;
+
+/**
+ * What the probe reports for a known, unchanged directory: it is a skill, so the walk does not
+ * descend into it. `walkSource` hands directories to its sink and never reads the walk's own list.
+ */
+const UNCHANGED: FoundSkill = Object.freeze({ dir: "", skillFile: "", stamp: Object.freeze({ size: 0, mtimeMs: 0, ino: 0 }) });
+
+/** A stat that answers null for anything unusual; the general path then looks again and reports. */
+function statQuietly(file: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+function sameStatAsKnown(stamps: Float64Array, index: number, stat: fs.Stats): boolean {
+  return stamps[index * 3] === stat.size && stamps[index * 3 + 1] === stat.mtimeMs && stamps[index * 3 + 2] === stat.ino;
 }
 
 function sameAsKnown(stamps: Float64Array, index: number, stamp: FileStamp): boolean {
