@@ -114,6 +114,12 @@ function dispatch(): void {
   }
 }
 
+/** Whether a worker is started and idle now, so a walk sent now begins at once. */
+export function workerReady(): boolean {
+  for (const w of workers) if (w.ready && w.job === null) return true;
+  return false;
+}
+
 function startingWorkers(): number {
   let n = 0;
   for (const w of workers) if (!w.ready) n++;

@@ -7,7 +7,7 @@
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
 import type { FileStamp, SkillPackage } from "../package/types.js";
 import type { FoundSkill } from "./discover.js";
-import { MAX_WORKERS } from "./parse-pool.js";
+import { MAX_WORKERS, workerReady } from "./parse-pool.js";
 import { rankSkills, type RankedSkills } from "./precedence.js";
 import { defaultLabel, visibilityGroup, type VisibilityGroup } from "./sources.js";
 import type { LoadedSkill } from "./skill-wire.js";
@@ -195,7 +195,9 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       if (helpers.length > 0) return;
       for (let i = 0; i < MAX_WORKERS; i++) helpers.push(helper());
     }
-    if (lastFoundCount >= WORKER_WALK_LIMIT && queue.length > 1) startHelpers();
+    // A tree known to be large asks for workers at once; so does any tree of several sources
+    // while a worker sits ready (a recent large scan started it), as it then costs nothing.
+    if (queue.length > 1 && (lastFoundCount >= WORKER_WALK_LIMIT || workerReady())) startHelpers();
     while (queue.length > 0) {
       const index = queue.shift()!;
       settle(index, await walkHere(inputFor(index), slicer));
