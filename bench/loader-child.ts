@@ -6,6 +6,7 @@
  *   node --expose-gc --import tsx bench/loader-child.ts LOADER_ID MANIFEST RUNS OUT_JSON
  */
 import * as fs from "node:fs";
+import { performance } from "node:perf_hooks";
 import { readTreeManifest, type BenchTree } from "./bench-tree.js";
 import { runChildMain } from "./child-main.js";
 import type { LoadedCatalog, LoaderDefinition, LoadTree } from "./loaders.js";
@@ -21,6 +22,12 @@ export interface LoaderOutcome {
   /** The first load of the process (the warm-up): module code cold, worker threads not started. */
   first: TimedRun | null;
   runs: TimedRun[];
+  /**
+   * The floor (readFileSync of every SKILL.md) timed in this same process just before the
+   * warm-up and before each timed load: machine drift between processes then bends neither side
+   * of the ratio.
+   */
+  pairedFloorMs: number[];
   found: number;
   /** Skills whose description matches a full YAML parse; null when the loader keeps none. */
   correct: number | null;
@@ -37,8 +44,20 @@ async function loaderById(id: string): Promise<LoaderDefinition | undefined> {
   return PEER_LOADERS.find((loader) => loader.id === id);
 }
 
-/** A warm-up load, then `runs` timed loads, each released before the next. */
-async function timeLoads(load: LoadTree, tree: BenchTree, runs: number): Promise<{ first: TimedRun; runs: TimedRun[]; found: number }> {
+/** The floor, timed here: read every SKILL.md of the tree and nothing else. */
+function floorMs(tree: BenchTree): number {
+  const start = performance.now();
+  for (const file of tree.skillFiles) fs.readFileSync(file);
+  return performance.now() - start;
+}
+
+/** A warm-up load, then `runs` timed loads, each released before the next and each after a floor read. */
+async function timeLoads(
+  load: LoadTree,
+  tree: BenchTree,
+  runs: number,
+): Promise<{ first: TimedRun; runs: TimedRun[]; found: number; pairedFloorMs: number[] }> {
+  const pairedFloorMs = [floorMs(tree)];
   let warm: LoadedCatalog | undefined;
   const first = await timed(async () => void (warm = await load(tree)));
   await warm!.release?.();
@@ -46,11 +65,12 @@ async function timeLoads(load: LoadTree, tree: BenchTree, runs: number): Promise
   let found = 0;
   for (let i = 0; i < runs; i++) {
     let loaded: LoadedCatalog | undefined;
+    pairedFloorMs.push(floorMs(tree));
     result.push(await timed(async () => void (loaded = await load(tree))));
     found = loaded!.count;
     await loaded!.release?.();
   }
-  return { first, runs: result, found };
+  return { first, runs: result, found, pairedFloorMs };
 }
 
 /**
@@ -92,6 +112,7 @@ async function main(): Promise<void> {
     kind: definition.kind,
     first: null,
     runs: [],
+    pairedFloorMs: [],
     found: 0,
     correct: null,
     rssBeforeBytes: 0,
@@ -114,6 +135,7 @@ async function main(): Promise<void> {
   const timedRuns = await timeLoads(load, tree, runs);
   outcome.first = timedRuns.first;
   outcome.runs = timedRuns.runs;
+  outcome.pairedFloorMs = timedRuns.pairedFloorMs;
   outcome.found = timedRuns.found;
   const retained = await measureRetained(load, tree);
   outcome.retainedHeapBytes = retained.bytes;

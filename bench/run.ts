@@ -4,7 +4,7 @@
  * rescans, tool calls, catalog and MCP round trips; prints the Markdown report and writes it to
  * docs/BENCHMARKS.md.
  *
- *   npm run bench -- [--sizes 100,1000,10000] [--runs 7] [--samples 200] [--no-peers] [--no-write]
+ *   npm run bench -- [--sizes 100,1000,10000] [--runs 15] [--samples 200] [--no-peers] [--no-write]
  */
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -36,7 +36,7 @@ function options() {
   const { values } = parseArgs({
     options: {
       sizes: { type: "string", default: "100,1000,10000" },
-      runs: { type: "string", default: "7" },
+      runs: { type: "string", default: "15" },
       samples: { type: "string", default: "200" },
       "no-peers": { type: "boolean", default: false },
       "no-write": { type: "boolean", default: false },
