@@ -7,12 +7,12 @@
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
 import type { FileStamp, SkillPackage } from "../package/types.js";
 import type { FoundSkill } from "./discover.js";
-import { MAX_WORKERS, workerReady } from "./parse-pool.js";
 import { rankSkills, type RankedSkills } from "./precedence.js";
 import { defaultLabel, visibilityGroup, type VisibilityGroup } from "./sources.js";
 import type { LoadedSkill } from "./skill-wire.js";
 import { TimeSlicer } from "./time-slice.js";
-import { walkHere, walkInWorker, workerFailed, type SourceWalk, type WalkInput, type WorkerWalk, WorkerWalkFailed } from "./source-walk.js";
+import type { SourceWalk, WalkInput } from "./source-walk.js";
+import { walkSources, WORKER_WALK_LIMIT } from "./walk-sources.js";
 import type { RegisteredSkill, RegistrySnapshot, SkillSource } from "./types.js";
 
 export interface RegistryOptions {
@@ -77,13 +77,6 @@ interface CacheEntry {
   reportedIn: number;
 }
 
-/**
- * Skills (found by the last scan, or read by this one) from which parse workers join the walk.
- * Below it a tree is walked on the main thread alone: starting a worker costs more than it saves,
- * and handing records back costs the main thread about as much as reading small trees itself.
- */
-export const WORKER_WALK_LIMIT = 1000;
-
 const EMPTY_SNAPSHOT: RegistrySnapshot = Object.freeze({ version: 0, skills: Object.freeze([]), diagnostics: Object.freeze([]), env: Object.freeze({}) });
 
 /** Per snapshot: the visibility groups each diagnostic concerns (see `diagnosticsForGroups`). */
@@ -124,17 +117,11 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     };
     const tag = (d: Diagnostic, group: VisibilityGroup) => report(d, [group]);
 
-    // Sources wait in one list. The main thread walks them in time slices, reading as it goes;
-    // once the tree is known to be large (the last scan found WORKER_WALK_LIMIT skills, or this
-    // one has) parse workers join in, each taking the next source when it is ready. The main
-    // thread keeps taking sources too — a file it reads costs less than one sent back from a
-    // worker — and when the list is empty, workers not yet started are not waited for.
-    const queue: number[] = [];
-    const walks: Array<SourceWalk | null> = sources.map(() => null);
+    const indexes: number[] = [];
     for (const [index, source] of sources.entries()) {
       const problem = sourceProblem(source);
       if (problem) tag(diagnostic(String(source.path), "error", "source_invalid", problem), visibilityGroup(source));
-      else queue.push(index);
+      else indexes.push(index);
     }
     // The cache is updated in place as records arrive (a new map per scan would be rebuilt for
     // every unchanged skill): each entry states what one file parses to at one stamp, which stays
@@ -147,11 +134,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       cache.set(found.skillFile, entry);
       return entry;
     };
-    let loadedThisScan = 0;
-    const helpers: Array<Promise<void>> = [];
-    const running = new Set<WorkerWalk>();
-    const workerFailures: Diagnostic[] = [];
-    const inputFor = (index: number): WalkInput => ({
+    const inputFor = (index: number, counted: () => void): WalkInput => ({
       source: sources[index]!.path,
       previous: lastFound.get(index) ?? [],
       stampOf: (found) => cache.get(found.skillFile)?.stamp,
@@ -159,55 +142,19 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
         // Registered now, while other walks still run, so the end of the scan has less to do.
         const entry = adopt(found, loaded);
         if (entry.skill) recordOf(entry, sources[index]!, index);
-        if (++loadedThisScan === WORKER_WALK_LIMIT && queue.length > 0) startHelpers();
+        counted();
       },
     });
-    // A source that could not be read in part keeps its last good skills rather than losing them.
-    const settle = (index: number, walk: SourceWalk) => {
-      if (walk.discovery.failed && lastFound.has(index)) walk.discovery.found = lastFound.get(index)!;
-      walks[index] = walk;
-    };
-    const helper = async (): Promise<void> => {
-      for (;;) {
-        let taken = -1;
-        const run = walkInWorker(() => {
-          taken = queue.shift() ?? -1;
-          return taken === -1 ? null : inputFor(taken);
-        });
-        running.add(run);
-        try {
-          const walk = await run.result;
-          if (!walk) return;
-          stats.readsInWorkers += walk.reads;
-          settle(taken, walk);
-        } catch (error) {
-          // A worker that cannot start (or dies) must not cost the source: walk it here instead.
-          const failure = error as WorkerWalkFailed;
-          workerFailures.push(workerFailed(failure.input?.source ?? String(sources[0]?.path ?? ""), failure.cause ?? error));
-          if (failure.input) settle(taken, await walkHere(inputFor(taken), slicer));
-          return;
-        } finally {
-          running.delete(run);
-        }
-      }
-    };
-    function startHelpers(): void {
-      if (helpers.length > 0) return;
-      for (let i = 0; i < MAX_WORKERS; i++) helpers.push(helper());
-    }
-    // A tree known to be large asks for workers at once; so does any tree of several sources
-    // while a worker sits ready (a recent large scan started it), as it then costs nothing.
-    if (queue.length > 1 && (lastFoundCount >= WORKER_WALK_LIMIT || workerReady())) startHelpers();
-    while (queue.length > 0) {
-      const index = queue.shift()!;
-      settle(index, await walkHere(inputFor(index), slicer));
-    }
-    // Everything is taken: helpers still waiting for a worker to start are not waited for.
-    for (const run of running) run.withdraw();
-    await Promise.all(helpers);
+    const walked = await walkSources(indexes, inputFor, slicer, lastFoundCount >= WORKER_WALK_LIMIT);
     if (closed) throw new Error("registry closed during refresh");
+    const walks: Array<SourceWalk | null> = sources.map((_, index) => walked.walks.get(index) ?? null);
+    for (const [index, walk] of walks.entries()) {
+      // A source that could not be read in part keeps its last good skills rather than losing them.
+      if (walk?.discovery.failed && lastFound.has(index)) walk.discovery.found = lastFound.get(index)!;
+    }
     stats.reads += walks.reduce((n, walk) => n + (walk?.reads ?? 0), 0);
-    if (workerFailures[0]) report(workerFailures[0], []);
+    stats.readsInWorkers += walked.readsInWorkers;
+    if (walked.workerFailure) report(walked.workerFailure, []);
 
     const nextFound = new Map<number, FoundSkill[]>();
     const candidates: RegisteredSkill[] = [];
