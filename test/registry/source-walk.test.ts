@@ -148,3 +148,15 @@ test("a registry holding no copy of a known file reads it again", needsWorkers, 
   const again = await walkInWorker(root, first.discovery.found, noStamps);
   assert.equal(again.loads.length, 1);
 });
+
+test("on Linux a parse worker runs at a lower priority than the thread that started it", { skip: process.platform !== "linux" || MAX_WORKERS === 0 ? "per-thread nice values are a Linux feature" : false }, async (t) => {
+  const root = tempDir(t);
+  writeSkill(root, "any");
+  // Any worker now alive (this one, or one an earlier test left idle) has set its nice value.
+  assert.ok(await walkThere(((picked) => () => (picked ? null : ((picked = true), { source: root, previous: [], stampOf: noStamps, onLoad: () => {} })))(false)).result);
+  const niceOf = (task: string) => Number(fs.readFileSync(`/proc/self/task/${task}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
+  const own = niceOf(String(process.pid));
+  const tasks = fs.readdirSync("/proc/self/task");
+  const lowered = tasks.filter((task) => niceOf(task) > own);
+  assert.ok(lowered.length >= 1, `nice values: ${tasks.map(niceOf).join(", ")}`);
+});
