@@ -108,13 +108,7 @@ export function fromWire(wire: SkillWire, dir: string, skillFile: string): Loade
 export function frozenLoad(result: LoadResult): LoadedSkill {
   const skill = result.skill;
   if (!skill) return Object.freeze({ skill: null, diagnostics: freezeDiagnostics(result.diagnostics) });
-  const manifest = skill.manifest;
-  freezeDeep(manifest.metadata);
-  freezeDeep(manifest.allowedTools);
-  freezeDeep(manifest.tools);
-  freezeDeep(manifest.requirements);
-  freezeDeep(manifest.extra);
-  Object.freeze(manifest);
+  freezeManifest(skill.manifest);
   Object.freeze(skill.stamp);
   // The loader gives the package the result's own diagnostics array: frozen in place, shared.
   for (const d of skill.diagnostics) Object.freeze(d);
@@ -138,28 +132,31 @@ function manifestRest(manifest: SkillManifest): ManifestRest | null {
 
 /** Rebuilds the manifest through the package layer's own composer, frozen. */
 function buildManifest(name: string, description: string, rest: ManifestRest | undefined): SkillManifest {
-  const metadata = rest?.metadata ? freezeDeep(rest.metadata) : EMPTY;
-  const allowedTools = rest?.allowedTools ? freezeDeep(rest.allowedTools) : null;
-  const tools = rest?.tools ? freezeDeep(rest.tools) : null;
-  const requirements = rest?.requirements ? freezeDeep(rest.requirements) : null;
-  const requirementsError = rest?.requirementsError ?? null;
-  const disableModelInvocation = rest?.disableModelInvocation ?? false;
-  const extra = rest?.extra ? freezeDeep(rest.extra) : EMPTY;
-  return Object.freeze(
+  return freezeManifest(
     composeManifest({
       name,
       description,
       license: rest?.license,
       compatibility: rest?.compatibility,
-      metadata,
-      allowedTools,
-      tools,
-      requirements,
-      requirementsError,
-      disableModelInvocation,
-      extra,
+      metadata: rest?.metadata ?? EMPTY,
+      allowedTools: rest?.allowedTools ?? null,
+      tools: rest?.tools ?? null,
+      requirements: rest?.requirements ?? null,
+      requirementsError: rest?.requirementsError ?? null,
+      disableModelInvocation: rest?.disableModelInvocation ?? false,
+      extra: rest?.extra ?? EMPTY,
     }),
   );
+}
+
+/** Freezes a manifest and the author-shaped values it holds, in place; one rule for both record paths. */
+function freezeManifest(manifest: SkillManifest): SkillManifest {
+  freezeDeep(manifest.metadata);
+  freezeDeep(manifest.allowedTools);
+  freezeDeep(manifest.tools);
+  freezeDeep(manifest.requirements);
+  freezeDeep(manifest.extra);
+  return Object.freeze(manifest);
 }
 
 function freezeDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
