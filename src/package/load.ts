@@ -17,11 +17,11 @@ export function loadSkillSync(dir: string): LoadResult {
   // Open first and look for the lowercase name only when that fails: on a large tree a
   // separate stat per skill costs as much as parsing its frontmatter.
   let file = abs + path.sep + "SKILL.md";
-  let read = readSkillFileSync(file, { headOnly: true });
+  let read = readSkillFileSync(file, HEAD_ONLY);
   let lowercase = false;
   if (!read.ok && read.code === "skill_file_missing") {
     file = abs + path.sep + "skill.md";
-    read = readSkillFileSync(file, { headOnly: true });
+    read = readSkillFileSync(file, HEAD_ONLY);
     lowercase = true;
     if (!read.ok && read.code === "skill_file_missing") {
       return { skill: null, diagnostics: [diagnostic(abs, "error", "skill_file_missing", "Missing required file: SKILL.md")] };
@@ -36,6 +36,8 @@ export function loadSkillSync(dir: string): LoadResult {
   }
   return result;
 }
+
+const HEAD_ONLY = Object.freeze({ headOnly: true });
 
 /**
  * An absolute POSIX path that `path.resolve` would return unchanged: no empty, `.` or `..`

@@ -29,13 +29,20 @@ export interface ManifestResult {
 export function buildManifest(raw: Record<string, unknown>, skillFile: string, dirName: string): ManifestResult {
   const diags: Diagnostic[] = [];
   const warn = (code: string, message: string) => diags.push(diagnostic(skillFile, "warning", code, message));
-  const fail = (code: string, message: string) => diags.push(diagnostic(skillFile, "error", code, message));
+  let failed = false;
+  const fail = (code: string, message: string) => {
+    failed = true;
+    diags.push(diagnostic(skillFile, "error", code, message));
+  };
 
   const name = requiredString(raw, "name", fail);
   const description = requiredString(raw, "description", fail);
 
   if (name !== null) {
-    for (const problem of nameProblems(name, dirName)) warn(problem.code, problem.message);
+    // Index loops here and below: this runs once per skill of a cold load, mostly before the
+    // code is optimised, when each step of a `for...of` still allocates an iterator result.
+    const problems = nameProblems(name, dirName);
+    for (let i = 0; i < problems.length; i++) warn(problems[i]!.code, problems[i]!.message);
   }
   if (description !== null && exceedsCodePoints(description, MAX_DESCRIPTION_LENGTH)) {
     warn("description_too_long", `Description exceeds ${MAX_DESCRIPTION_LENGTH} character limit (${codePointLength(description)} chars)`);
@@ -77,9 +84,10 @@ export function buildManifest(raw: Record<string, unknown>, skillFile: string, d
   }
 
   const extra: Record<string, unknown> = {};
-  for (const key of Object.keys(raw)) if (!KNOWN_KEYS.has(key)) extra[key] = raw[key];
+  const keys = Object.keys(raw);
+  for (let i = 0; i < keys.length; i++) if (!KNOWN_KEYS.has(keys[i]!)) extra[keys[i]!] = raw[keys[i]!];
 
-  if (name === null || description === null || diags.some((d) => d.severity === "error")) {
+  if (name === null || description === null || failed) {
     return { manifest: null, diagnostics: diags };
   }
   return {
@@ -134,11 +142,12 @@ function requiredString(raw: Record<string, unknown>, key: string, fail: (c: str
     return null;
   }
   const v = raw[key];
-  if (typeof v !== "string" || v.trim() === "") {
+  const trimmed = typeof v === "string" ? v.trim() : "";
+  if (trimmed === "") {
     fail(`${key}_invalid`, `Field '${key}' must be a non-empty string`);
     return null;
   }
-  return v.trim();
+  return trimmed;
 }
 
 function optionalString(raw: Record<string, unknown>, key: string, warn: (c: string, m: string) => void): string | undefined {
@@ -161,10 +170,12 @@ function readMetadata(v: unknown, warn: (c: string, m: string) => void): Record<
     return {};
   }
   const out = v as Record<string, unknown>;
-  for (const [k, value] of Object.entries(out)) {
+  const keys = Object.keys(out);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
     // Requirements are structured by design; every other value should be a string.
     if (k === "requirements" || k === "vbot") continue;
-    if (typeof value !== "string") warn("metadata_value_type", `metadata.${k} should be a string, got ${typeOf(value)}; kept as written`);
+    if (typeof out[k] !== "string") warn("metadata_value_type", `metadata.${k} should be a string, got ${typeOf(out[k])}; kept as written`);
   }
   return out;
 }

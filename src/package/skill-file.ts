@@ -59,15 +59,16 @@ export function readSkillFileSync(file: string, options: ReadOptions = {}): Skil
       return { ok: false, code: "skill_file_too_large", message: `SKILL.md is ${stat.size} bytes; the limit is ${MAX_SKILL_FILE_BYTES} (1 MiB)` };
     }
     // Read what is there now (the file may have changed since stat), but never more than the limit + 1.
-    const buf = readBuffer(Math.min(stat.size + 1, MAX_SKILL_FILE_BYTES + 1));
+    const want = Math.min(stat.size + 1, MAX_SKILL_FILE_BYTES + 1);
+    const buf = scratchOf(want);
     let length = 0;
     for (;;) {
-      const n = fs.readSync(fd, buf, length, buf.length - length, null);
+      const n = fs.readSync(fd, buf, length, want - length, null);
       length += n;
       // A regular file answers short only at its end, so a short read is the end: asking again
       // to hear 0 would cost every skill a second read call. A full buffer means the file grew
       // past its stat; that is read on up to the limit.
-      if (n === 0 || length === buf.length || length >= stat.size) break;
+      if (n === 0 || length === want || length >= stat.size) break;
     }
     if (length > MAX_SKILL_FILE_BYTES) {
       return { ok: false, code: "skill_file_too_large", message: `SKILL.md is over the ${MAX_SKILL_FILE_BYTES}-byte (1 MiB) limit` };
@@ -90,9 +91,10 @@ export function readSkillFileSync(file: string, options: ReadOptions = {}): Skil
  */
 let scratch = Buffer.allocUnsafe(64 * 1024);
 
-function readBuffer(size: number): Buffer {
+/** The scratch buffer, grown to hold at least `size` bytes; callers bound their reads themselves. */
+function scratchOf(size: number): Buffer {
   if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, scratch.length * 2));
-  return scratch.subarray(0, size);
+  return scratch;
 }
 
 const NEWLINE_FENCE = Buffer.from("\n---");

@@ -23,7 +23,9 @@ export function splitFrontmatter(input: string): SplitResult {
   const fmStart = start;
   while (start <= text.length) {
     const end = lineEnd(text, start);
-    if (FENCE.test(text.slice(start, end))) {
+    // Only a line that starts with the fence is cut out and matched: a slice of every line was
+    // most of what splitting a frontmatter allocated.
+    if (text.startsWith("---", start) && FENCE.test(text.slice(start, end))) {
       return {
         ok: true,
         frontmatter: text.slice(fmStart, start),

@@ -137,6 +137,7 @@ const BLOCK_HEADER = /^([|>])(-?)$/;
 export function parseFlat(text: string): Record<string, unknown> | null {
   const lines = text.split("\n");
   const out: Record<string, unknown> = {};
+  let keys = 0;
   let i = 0;
   while (i < lines.length) {
     const line = lines[i]!;
@@ -149,6 +150,7 @@ export function parseFlat(text: string): Record<string, unknown> | null {
     const key = m.key;
     const raw = m.raw;
     if (Object.hasOwn(out, key) || key === "__proto__") return null;
+    keys++;
     i++;
     if (raw === undefined || raw === "") {
       const nested = readNestedMapping(lines, i);
@@ -157,7 +159,8 @@ export function parseFlat(text: string): Record<string, unknown> | null {
       i = nested.next;
       continue;
     }
-    const header = BLOCK_HEADER.exec(raw);
+    // A header is one or two characters; most values are long text that need not be matched.
+    const header = raw.length <= 2 ? BLOCK_HEADER.exec(raw) : null;
     if (header) {
       const block = readBlockScalar(lines, i, header[1] === "|", header[2] === "-");
       if (!block) return null;
@@ -170,7 +173,7 @@ export function parseFlat(text: string): Record<string, unknown> | null {
     out[key] = value;
   }
   // An empty document is null in YAML, not an empty mapping; let a real parser say so.
-  return Object.keys(out).length > 0 ? out : null;
+  return keys > 0 ? out : null;
 }
 
 /** Whether the line holds only blanks; a scan, because `trim()` allocates a string per line. */

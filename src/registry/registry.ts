@@ -170,7 +170,8 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
         const entry = cache.get(found.skillFile)!;
         if (entry.reportedIn !== scanNumber) {
           entry.reportedIn = scanNumber;
-          for (const d of entry.diagnostics) tag(d, group);
+          // An index loop: a `for...of` allocates an iterator per skill until the code is optimised.
+          for (let k = 0; k < entry.diagnostics.length; k++) tag(entry.diagnostics[k]!, group);
         }
         if (!entry.skill) continue;
         candidates.push(recordOf(entry, source, index));

@@ -35,7 +35,10 @@ export type SkillWire =
   /** Not loadable; holds at least one error. */
   | { failed: Diagnostic[] };
 
-/** What the registry keeps of one loaded SKILL.md: deeply frozen. */
+/**
+ * What the registry keeps of one loaded SKILL.md until it registers it: every part a record
+ * shares with the snapshot (manifest, stamp, diagnostics) is frozen.
+ */
 export interface LoadedSkill {
   readonly skill: SkillPackage | null;
   readonly diagnostics: readonly Diagnostic[];
@@ -85,11 +88,11 @@ function withOptionalParts<W extends SkillWire>(wire: W, result: LoadResult): W 
  * between the walk and the read).
  */
 export function fromWire(wire: SkillWire, dir: string, skillFile: string): LoadedSkill {
-  if ("failed" in wire) return Object.freeze({ skill: null, diagnostics: freezeDiagnostics(wire.failed) });
+  if ("failed" in wire) return { skill: null, diagnostics: freezeDiagnostics(wire.failed) };
   const fileName = wire.lowercase ? LOWERCASE_FILE : "SKILL.md";
   const file = skillFile.endsWith(path.sep + fileName) ? skillFile : path.join(dir, fileName);
   const diagnostics = wire.diagnostics ? freezeDiagnostics(wire.diagnostics) : NO_DIAGNOSTICS;
-  const skill: SkillPackage = Object.freeze({
+  const skill: SkillPackage = {
     name: wire.name,
     description: wire.description,
     dir,
@@ -97,23 +100,24 @@ export function fromWire(wire: SkillWire, dir: string, skillFile: string): Loade
     manifest: buildManifest(wire.name, wire.description, wire.manifest),
     stamp: Object.freeze({ size: wire.size, mtimeMs: wire.mtimeMs, ino: wire.ino }),
     diagnostics,
-  });
-  return Object.freeze({ skill, diagnostics });
+  };
+  return { skill, diagnostics };
 }
 
 /**
- * What a load on the registry's own thread gives, frozen in place: the same shapes `fromWire`
- * builds, without the round trip through the compact form.
+ * What a load on the registry's own thread gives, ready to register: the parts a record shares
+ * (manifest, stamp, diagnostics) frozen in place, without the round trip through the compact
+ * form. The package object itself is only the registry's raw material — it registers a frozen
+ * record from its fields and drops the package — so freezing it would be a call per skill for
+ * nothing.
  */
 export function frozenLoad(result: LoadResult): LoadedSkill {
   const skill = result.skill;
-  if (!skill) return Object.freeze({ skill: null, diagnostics: freezeDiagnostics(result.diagnostics) });
+  if (!skill) return { skill: null, diagnostics: freezeDiagnostics(result.diagnostics) };
   freezeManifest(skill.manifest);
   Object.freeze(skill.stamp);
-  // The loader gives the package the result's own diagnostics array: frozen in place, shared.
-  for (const d of skill.diagnostics) Object.freeze(d);
-  Object.freeze(skill.diagnostics);
-  return Object.freeze({ skill: Object.freeze(skill), diagnostics: skill.diagnostics });
+  skill.diagnostics = freezeDiagnostics(skill.diagnostics);
+  return { skill, diagnostics: skill.diagnostics };
 }
 
 function manifestRest(manifest: SkillManifest): ManifestRest | null {
@@ -149,13 +153,17 @@ function buildManifest(name: string, description: string, rest: ManifestRest | u
   );
 }
 
-/** Freezes a manifest and the author-shaped values it holds, in place; one rule for both record paths. */
+/**
+ * Freezes a manifest and the author-shaped values it holds, in place; one rule for both record
+ * paths. Most skills have no metadata and no extra keys: their empty objects are swapped for
+ * one shared frozen one, which saves a freeze per object and the objects themselves.
+ */
 function freezeManifest(manifest: SkillManifest): SkillManifest {
-  freezeDeep(manifest.metadata);
-  freezeDeep(manifest.allowedTools);
-  freezeDeep(manifest.tools);
-  freezeDeep(manifest.requirements);
-  freezeDeep(manifest.extra);
+  manifest.metadata = isEmpty(manifest.metadata) ? EMPTY : freezeDeep(manifest.metadata);
+  manifest.extra = isEmpty(manifest.extra) ? EMPTY : freezeDeep(manifest.extra);
+  if (manifest.allowedTools !== null) freezeDeep(manifest.allowedTools);
+  if (manifest.tools !== null) freezeDeep(manifest.tools);
+  if (manifest.requirements !== null) freezeDeep(manifest.requirements);
   return Object.freeze(manifest);
 }
 
@@ -169,7 +177,8 @@ function freezeDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
 function freezeDeep<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const key of Object.keys(value)) freezeDeep((value as Record<string, unknown>)[key]);
+    const keys = Object.keys(value);
+    for (let i = 0; i < keys.length; i++) freezeDeep((value as Record<string, unknown>)[keys[i]!]);
   }
   return value;
 }

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { loadSkillSync } from "../../src/package/load.js";
-import { fromWire, toPlacedWire, toWire, type LoadedSkill } from "../../src/registry/skill-wire.js";
+import { fromWire, frozenLoad, toPlacedWire, toWire, type LoadedSkill } from "../../src/registry/skill-wire.js";
 import { tempDir, writeSkill } from "./skill-tree.js";
 import { CORPUS } from "../support/tmp.js";
 
@@ -22,6 +22,18 @@ function assertFrozenAllTheWay(value: unknown, where: string): void {
   for (const [key, inner] of Object.entries(value)) assertFrozenAllTheWay(inner, `${where}.${key}`);
 }
 
+/**
+ * Every part a registered record shares with the snapshot is frozen all the way down; the
+ * package object around them is raw material the registry drops once it registers the record.
+ */
+function assertSharedPartsFrozen(loaded: LoadedSkill, where: string): void {
+  assertFrozenAllTheWay(loaded.diagnostics, `${where}.diagnostics`);
+  if (!loaded.skill) return;
+  assertFrozenAllTheWay(loaded.skill.manifest, `${where}.skill.manifest`);
+  assertFrozenAllTheWay(loaded.skill.stamp, `${where}.skill.stamp`);
+  assertFrozenAllTheWay(loaded.skill.diagnostics, `${where}.skill.diagnostics`);
+}
+
 test("every corpus skill crosses the wire unchanged, with its manifest keys in the loader's order", () => {
   const names = fs.readdirSync(corpusRoot).filter((name) => fs.existsSync(path.join(corpusRoot, name, "SKILL.md")));
   assert.ok(names.length >= 12);
@@ -30,7 +42,19 @@ test("every corpus skill crosses the wire unchanged, with its manifest keys in t
     assert.ok(direct.skill, name);
     assert.deepEqual(crossed, direct, name);
     assert.deepEqual(Object.keys(crossed.skill!.manifest), Object.keys(direct.skill!.manifest), name);
-    assertFrozenAllTheWay(crossed, name);
+    assertSharedPartsFrozen(crossed, name);
+  }
+});
+
+test("a load on the registry's own thread gives the same record as one crossing the wire, its shared parts frozen", () => {
+  const names = fs.readdirSync(corpusRoot).filter((name) => fs.existsSync(path.join(corpusRoot, name, "SKILL.md")));
+  for (const name of names) {
+    const dir = path.join(corpusRoot, name);
+    const { crossed } = acrossThreads(dir);
+    const here = frozenLoad(loadSkillSync(dir));
+    assert.deepEqual(here, crossed, name);
+    assert.deepEqual(Object.keys(here.skill!.manifest), Object.keys(crossed.skill!.manifest), name);
+    assertSharedPartsFrozen(here, name);
   }
 });
 
@@ -77,7 +101,7 @@ for (const [name, frontmatter] of Object.entries(shapes)) {
     if (name === "bad-requirements") assert.ok(manifest.requirementsError);
     assert.deepEqual(crossed, direct);
     assert.deepEqual(Object.keys(crossed.skill!.manifest), Object.keys(direct.skill!.manifest));
-    assertFrozenAllTheWay(crossed, name);
+    assertSharedPartsFrozen(crossed, name);
   });
 }
 
@@ -103,7 +127,7 @@ test("warnings, the lowercase file name and failures cross the wire too", (t) =>
   const brokenCrossed = acrossThreads(broken);
   assert.equal(brokenCrossed.crossed.skill, null);
   assert.deepEqual(brokenCrossed.crossed, brokenCrossed.direct);
-  assertFrozenAllTheWay(brokenCrossed.crossed, "broken");
+  assertSharedPartsFrozen(brokenCrossed.crossed, "broken");
 });
 
 test("a placed record carries the walk's paths and stamp and rebuilds the same skill", (t) => {
