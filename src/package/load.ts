@@ -38,6 +38,7 @@ export function loadSkillSync(dir: string): LoadResult {
 }
 
 const HEAD_ONLY = Object.freeze({ headOnly: true });
+const ALLOW_RETRY = Object.freeze({ allowRetry: true });
 
 /**
  * An absolute POSIX path that `path.resolve` would return unchanged: no empty, `.` or `..`
@@ -55,8 +56,8 @@ export async function loadSkill(dir: string): Promise<LoadResult> {
  * itself so it can stamp and batch them).
  */
 export function loadSkillFile(skillFile: string, dir: string, text: string, stamp: FileStamp): LoadResult {
-  const diagnostics: Diagnostic[] = [];
-  const fm = readFrontmatter(text, { allowRetry: true });
+  let diagnostics: Diagnostic[] = [];
+  const fm = readFrontmatter(text, ALLOW_RETRY);
   if (!fm.ok) {
     return { skill: null, diagnostics: [diagnostic(skillFile, "error", fm.code, fm.message)] };
   }
@@ -71,7 +72,9 @@ export function loadSkillFile(skillFile: string, dir: string, text: string, stam
     );
   }
   const built = buildManifest(fm.data, skillFile, path.basename(dir));
-  diagnostics.push(...built.diagnostics);
+  // Nearly always one list is empty: keep the other rather than copy it.
+  if (diagnostics.length === 0) diagnostics = built.diagnostics;
+  else for (let i = 0; i < built.diagnostics.length; i++) diagnostics.push(built.diagnostics[i]!);
   if (!built.manifest) return { skill: null, diagnostics };
   const manifest = built.manifest;
   return {

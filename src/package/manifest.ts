@@ -121,19 +121,15 @@ export function composeManifest(p: ManifestParts): SkillManifest {
   if (license === undefined && compatibility === undefined) {
     return { name, description, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, extra };
   }
-  return {
-    name,
-    description,
-    ...(license !== undefined ? { license } : {}),
-    ...(compatibility !== undefined ? { compatibility } : {}),
-    metadata,
-    allowedTools,
-    tools,
-    requirements,
-    requirementsError,
-    disableModelInvocation,
-    extra,
-  };
+  // Literals rather than spreads of optional parts: a spread copies through a generic path
+  // that costs more than the rest of the manifest while a cold load's code is not yet optimised.
+  if (compatibility === undefined) {
+    return { name, description, license, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, extra };
+  }
+  if (license === undefined) {
+    return { name, description, compatibility, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, extra };
+  }
+  return { name, description, license, compatibility, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, extra };
 }
 
 function requiredString(raw: Record<string, unknown>, key: string, fail: (c: string, m: string) => void): string | null {

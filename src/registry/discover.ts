@@ -52,8 +52,15 @@ export type SkillProbe = (dir: string, problems: WalkProblems) => FoundSkill | n
 interface Walk extends WalkProblems {
   found: FoundSkill[];
   probe: SkillProbe;
-  /** Real directories already examined: a directory reached twice loads once. */
-  visited: Set<string>;
+  /**
+   * Real directories already examined, so a directory reached twice loads once. Only a symlink
+   * can reach a directory a second time, so until the walk meets one, the directories it
+   * examines are only listed (`plain`) — no hashing of every path in a tree without links — and
+   * the set is built from that list when the first link is followed.
+   */
+  visited: Set<string> | null;
+  plain: string[];
+  realRoot: string;
   directories: number;
   stopped: boolean;
   slicer: TimeSlicer;
@@ -65,7 +72,8 @@ export async function discoverSource(sourcePath: string, slicer: TimeSlicer, pro
   const result: SourceDiscovery = { found: [], diagnostics: [], failed: false };
   let realRoot: string;
   try {
-    realRoot = fs.realpathSync(root);
+    // The native call is one system call; the JavaScript one checks each component in turn.
+    realRoot = fs.realpathSync.native(root);
   } catch (error) {
     const code = errorCode(error);
     // A missing source is an empty contribution (SPEC §2), not a problem to report.
@@ -82,8 +90,10 @@ export async function discoverSource(sourcePath: string, slicer: TimeSlicer, pro
     result.diagnostics.push(diagnostic(root, "warning", "source_not_directory", `Source ${root} is not a directory; it contributes no skills`));
     return result;
   }
-  const walk: Walk = { ...result, probe, visited: new Set([realRoot]), directories: 0, stopped: false, slicer, sourcePath: root };
-  const rootSkill = probe(realRoot, walk);
+  const walk: Walk = { ...result, probe, visited: null, plain: [], realRoot, directories: 0, stopped: false, slicer, sourcePath: root };
+  // A source root is nearly always a directory of skills rather than a skill: a quiet stat says
+  // so without the failed opens, each a thrown error, that a reading probe would cost.
+  const rootSkill = probe === statSkillFile || statSkillFile(realRoot, walk) ? probe(realRoot, walk) : null;
   if (rootSkill) walk.found.push(rootSkill);
   else await walkCategory(realRoot, 0, [realRoot], walk);
   return { found: walk.found, diagnostics: walk.diagnostics, failed: walk.failed };
@@ -97,9 +107,15 @@ async function walkCategory(dir: string, depth: number, chain: string[], walk: W
     if (isSkipped(entry.name)) continue;
     // Plain concatenation: both parts are already clean, and path.join costs more than the stat.
     const child = dir + path.sep + entry.name;
-    const real = entry.isSymbolicLink() ? followLink(child, dir, chain, walk) : entry.isDirectory() ? child : null;
-    if (real === null || walk.visited.has(real)) continue;
-    walk.visited.add(real);
+    let real: string | null;
+    if (entry.isSymbolicLink()) {
+      real = followLink(child, dir, chain, walk);
+      walk.visited ??= new Set([walk.realRoot, ...walk.plain]);
+    } else real = entry.isDirectory() ? child : null;
+    if (real === null) continue;
+    if (walk.visited === null) walk.plain.push(real);
+    else if (walk.visited.has(real)) continue;
+    else walk.visited.add(real);
     if (++walk.directories > MAX_DIRECTORIES_PER_SOURCE) {
       walk.stopped = true;
       walk.diagnostics.push(
@@ -149,7 +165,7 @@ function readEntries(dir: string, walk: Walk): fs.Dirent[] {
 function followLink(link: string, parent: string, chain: string[], walk: Walk): string | null {
   let real: string;
   try {
-    real = fs.realpathSync(link);
+    real = fs.realpathSync.native(link);
   } catch (error) {
     const code = errorCode(error);
     if (code === "ELOOP") {

@@ -65,7 +65,11 @@ export function rankSkills(candidates: readonly RegisteredSkill[]): RankedSkills
 }
 
 /** Candidates arrive in source order, so bucketing by origin keeps source order within each origin. */
-function inPrecedenceOrder(candidates: readonly RegisteredSkill[]): RegisteredSkill[] {
+function inPrecedenceOrder(candidates: readonly RegisteredSkill[]): readonly RegisteredSkill[] {
+  // Most setups load one origin (often one source): then source order is already the order.
+  let oneOrigin = true;
+  for (let i = 1; i < candidates.length && oneOrigin; i++) oneOrigin = candidates[i]!.origin === candidates[0]!.origin;
+  if (oneOrigin) return candidates;
   const buckets: RegisteredSkill[][] = [[], [], [], []];
   for (let i = 0; i < candidates.length; i++) buckets[ORIGIN_RANK[candidates[i]!.origin]]!.push(candidates[i]!);
   return buckets.flat();

@@ -126,6 +126,21 @@ test("one real directory reached twice loads once", async (t) => {
   assert.deepEqual(diagnostics, []);
 });
 
+test("a directory walked plainly before any link is still known when a later link reaches it", async (t) => {
+  // The walk lists plain directories without a set until it meets its first link; this is the
+  // order where that list alone must catch the repeat: the real directories first, links after.
+  const root = tempDir(t);
+  const first = writeSkill(root, "a-original");
+  const nested = writeSkill(path.join(root, "b-category"), "nested-skill");
+  fs.symlinkSync(first, path.join(root, "c-alias"));
+  fs.symlinkSync(nested, path.join(root, "d-alias"));
+  const later = writeSkill(root, "e-after-links");
+  fs.symlinkSync(later, path.join(root, "f-alias"));
+  const { found, diagnostics } = await discover(root);
+  assert.deepEqual(found.map((f) => f.dir), [first, nested, later]);
+  assert.deepEqual(diagnostics, []);
+});
+
 test("a symlink back to an ancestor ends that branch with a loop diagnostic", async (t) => {
   const root = tempDir(t);
   writeSkill(path.join(root, "cat"), "real-skill");
