@@ -61,7 +61,7 @@ export function quotePlainScalarsWithColons(text: string): string | null {
     const indent = m[1]!.length;
     const parts = [m[3]!];
     let j = i + 1;
-    while (j < lines.length && lines[j]!.trim() !== "" && indentOf(lines[j]!) > indent) {
+    while (j < lines.length && lines[j]!.trim() !== "" && indentAt(lines[j]!, 0) > indent) {
       parts.push(lines[j]!.trim());
       j++;
     }
@@ -83,39 +83,60 @@ export function quotePlainScalarsWithColons(text: string): string | null {
   return changed ? out.join("\n") : null;
 }
 
-/**
- * A `key: value` line whose key starts at column `from`, as the pattern
- * `^ {from}([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*?))?[ ]*\r?$` reads it: the value without its
- * trailing blanks and line-end `\r`, "" when there is none. The key is matched, the tail scanned
- * by hand, because that lazy pattern retries its tail at every character of a 400-character
- * description, which made it the largest single cost of loading a skill. A value holding a
- * character the pattern's `.` refuses (a lone `\r`, U+2028, U+2029) is handed on and refused by
- * `flatScalar`, so the document goes to the full parser exactly as a failed match sent it.
+/*
+ * The fast tier reads the frontmatter in place, line by line through positions in the one
+ * string, rather than splitting it into an array of line strings: a cold load runs this once per
+ * skill, mostly before the code is optimised, and a string and an object per line were most of
+ * what parsing a frontmatter allocated. The readers below hand back what they read through these
+ * three variables, which each caller reads at once.
  */
-function keyLine(line: string, from: number): { key: string; raw: string } | null {
+/** The key and the value of the last line `readKeyLine` accepted. */
+let lineKey = "";
+let lineValue = "";
+/** Where the last block scalar or nested mapping ended: the start of the line after it. */
+let readTo = 0;
+
+/** Where the line starting at `pos` ends: its `\n`, or the end of the text. */
+function lineEnd(text: string, pos: number): number {
+  const end = text.indexOf("\n", pos);
+  return end === -1 ? text.length : end;
+}
+
+/**
+ * Reads the line [`from`, `end`) as a `key: value` line whose key starts at `from`, as the pattern
+ * `^([A-Za-z_][A-Za-z0-9_-]*):(?:[ ]+(.*?))?[ ]*\r?$` reads it: the value without its trailing
+ * blanks and line-end `\r`, "" when there is none. The key is matched, the tail scanned by hand,
+ * because that lazy pattern retries its tail at every character of a 400-character description,
+ * which made it the largest single cost of loading a skill. A value holding a character the
+ * pattern's `.` refuses (a lone `\r`, U+2028, U+2029) is handed on and refused by `flatScalar`,
+ * so the document goes to the full parser exactly as a failed match sent it.
+ */
+function readKeyLine(text: string, from: number, end: number): boolean {
   // The key and its colon by a sticky `test`, which allocates no match: one native call where a
-  // character loop cost a dozen interpreted steps per key until the code was optimised.
+  // character loop cost a dozen interpreted steps per key until the code was optimised. Neither
+  // part matches a `\n`, so the match cannot run past the line.
   KEY_AND_COLON.lastIndex = from;
-  if (!KEY_AND_COLON.test(line)) return null;
-  const i = KEY_AND_COLON.lastIndex - 1;
-  const key = line.slice(from, i);
-  let end = line.length;
-  if (line.charCodeAt(end - 1) === 13) end--;
-  while (end > i + 1 && line.charCodeAt(end - 1) === 32) end--;
-  let start = i + 1;
+  if (!KEY_AND_COLON.test(text)) return false;
+  const colon = KEY_AND_COLON.lastIndex - 1;
+  lineKey = text.slice(from, colon);
+  if (text.charCodeAt(end - 1) === 13) end--;
+  while (end > colon + 1 && text.charCodeAt(end - 1) === 32) end--;
+  let start = colon + 1;
   // `key:` then nothing but blanks (and the `\r`): no value.
-  if (start >= end) return { key, raw: "" };
+  if (start >= end) {
+    lineValue = "";
+    return true;
+  }
   // `key:value` with no blank after the colon is not a key line for this tier.
-  if (line.charCodeAt(start) !== 32) return null;
-  while (start < end && line.charCodeAt(start) === 32) start++;
-  // A value holding what the pattern's `.` refuses is refused by `flatScalar`, the one reader of
-  // values on this tier, so the value is not scanned for it twice.
-  return { key, raw: line.slice(start, end) };
+  if (text.charCodeAt(start) !== 32) return false;
+  while (start < end && text.charCodeAt(start) === 32) start++;
+  lineValue = text.slice(start, end);
+  return true;
 }
 
 const KEY_AND_COLON = /[A-Za-z_][A-Za-z0-9_-]*:/y;
 
-/** What a regex `.` does not match, besides the `\n` the lines were split on. */
+/** What a regex `.` does not match, besides the `\n` that ends a line. */
 const NOT_DOT = /[\r\u2028\u2029]/;
 // Plain scalars that the core schema would read as something other than a string.
 const NON_STRING = /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[-+]?[0-9.][\s\S]*)$/;
@@ -128,37 +149,35 @@ const BLOCK_HEADER = /^([|>])(-?)$/;
  * parser" — for anything else, so it never has to know YAML's harder corners.
  */
 export function parseFlat(text: string): Record<string, unknown> | null {
-  const lines = text.split("\n");
   const out: Record<string, unknown> = {};
   let keys = 0;
-  let i = 0;
-  while (i < lines.length) {
-    const line = lines[i]!;
-    if (isBlank(line) || line.startsWith("#")) {
-      i++;
+  let pos = 0;
+  while (pos < text.length) {
+    const end = lineEnd(text, pos);
+    if (isBlankRange(text, pos, end) || text.charCodeAt(pos) === 35) {
+      pos = end + 1;
       continue;
     }
-    const m = keyLine(line, 0);
-    if (!m) return null;
-    const key = m.key;
-    const raw = m.raw;
+    if (!readKeyLine(text, pos, end)) return null;
+    const key = lineKey;
+    const raw = lineValue;
     if (Object.hasOwn(out, key) || key === "__proto__") return null;
     keys++;
-    i++;
-    if (raw === undefined || raw === "") {
-      const nested = readNestedMapping(lines, i);
+    pos = end + 1;
+    if (raw === "") {
+      const nested = readNestedMapping(text, pos);
       if (!nested) return null;
-      out[key] = nested.value;
-      i = nested.next;
+      out[key] = nested;
+      pos = readTo;
       continue;
     }
     // A header is one or two characters; most values are long text that need not be matched.
     const header = raw.length <= 2 ? BLOCK_HEADER.exec(raw) : null;
     if (header) {
-      const block = readBlockScalar(lines, i, header[1] === "|", header[2] === "-");
-      if (!block) return null;
-      out[key] = block.value;
-      i = block.next;
+      const block = readBlockScalar(text, pos, header[1] === "|", header[2] === "-");
+      if (block === null) return null;
+      out[key] = block;
+      pos = readTo;
       continue;
     }
     const value = flatScalar(raw);
@@ -169,87 +188,97 @@ export function parseFlat(text: string): Record<string, unknown> | null {
   return keys > 0 ? out : null;
 }
 
-/** Whether the line holds only blanks; a scan, because `trim()` allocates a string per line. */
-function isBlank(line: string): boolean {
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charCodeAt(i);
+/** Whether [`from`, `end`) holds only blanks; a scan, because `trim()` allocates a string per line. */
+function isBlankRange(text: string, from: number, end: number): boolean {
+  for (let i = from; i < end; i++) {
+    const c = text.charCodeAt(i);
     if (c === 32 || c === 9 || c === 13) continue;
     // Visible ASCII ends it at once; anything else is left to `trim()`'s idea of whitespace.
     if (c > 32 && c < 127) return false;
-    return line.trim() === "";
+    return text.slice(from, end).trim() === "";
   }
   return true;
 }
 
-function indentOf(line: string): number {
+/** Blanks at `pos`: the indentation of the line starting there. */
+function indentAt(text: string, pos: number): number {
   let n = 0;
-  while (line.charCodeAt(n) === 32) n++;
+  while (text.charCodeAt(pos + n) === 32) n++;
   return n;
 }
 
-/** Lines after `start` up to the next line indented less than the block, blank tails allowed. */
-function blockLines(lines: string[], start: number): { body: string[]; indent: number; next: number } | null {
-  let i = start;
+/**
+ * The lines of a block scalar from `pos` up to the next line indented less than the block,
+ * blank tails allowed, each without its indentation; null for anything this tier leaves to a
+ * real parser. `foldable`: refuse lines with trailing blanks, which folding treats specially.
+ * Sets `readTo`.
+ */
+function blockLines(text: string, pos: number, foldable: boolean): string[] | null {
   const body: string[] = [];
   let indent = -1;
-  while (i < lines.length) {
-    const line = lines[i]!.endsWith("\r") ? lines[i]!.slice(0, -1) : lines[i]!;
-    if (isBlank(line)) {
+  while (pos < text.length) {
+    const rawEnd = lineEnd(text, pos);
+    const end = rawEnd > pos && text.charCodeAt(rawEnd - 1) === 13 ? rawEnd - 1 : rawEnd;
+    if (isBlankRange(text, pos, end)) {
       // Spaces on a blank line can be content of a literal block; leave such lines to a real parser.
-      if (line !== "") return null;
+      if (end > pos) return null;
       // A blank line inside the block changes folding; one that only precedes the end does not.
-      let j = i + 1;
-      while (j < lines.length && lines[j] === "") j++;
-      if (j < lines.length && indentOf(lines[j]!) >= Math.max(indent, 1)) return null;
-      i = j;
+      let next = rawEnd + 1;
+      while (next < text.length && text.charCodeAt(next) === 10) next++;
+      if (next < text.length && indentAt(text, next) >= Math.max(indent, 1)) return null;
+      pos = next;
       break;
     }
-    const n = indentOf(line);
+    const n = indentAt(text, pos);
     if (indent === -1) {
       if (n === 0) return null;
       indent = n;
     }
     if (n < indent) break;
-    if (n > indent || line.includes("\t")) return null;
-    body.push(line.slice(n));
-    i++;
+    if (n > indent) return null;
+    const tab = text.indexOf("\t", pos + n);
+    if (tab !== -1 && tab < end) return null;
+    if (foldable && text.charCodeAt(end - 1) === 32) return null;
+    body.push(text.slice(pos + n, end));
+    pos = rawEnd + 1;
   }
   if (body.length === 0) return null;
-  return { body, indent, next: i };
+  readTo = pos;
+  return body;
 }
 
-function readBlockScalar(lines: string[], start: number, literal: boolean, strip: boolean): { value: string; next: number } | null {
-  const block = blockLines(lines, start);
-  if (!block) return null;
-  // Folding would treat a line with trailing blanks specially only in edge cases; keep them out.
-  if (!literal && block.body.some((l) => l.endsWith(" "))) return null;
-  const value = block.body.join(literal ? "\n" : " ");
-  return { value: strip ? value : `${value}\n`, next: block.next };
+/** A `|` or `>` block scalar's value, `strip` for the `-` chomping indicator. Sets `readTo`. */
+function readBlockScalar(text: string, pos: number, literal: boolean, strip: boolean): string | null {
+  const body = blockLines(text, pos, !literal);
+  if (!body) return null;
+  const value = body.join(literal ? "\n" : " ");
+  return strip ? value : `${value}\n`;
 }
 
-function readNestedMapping(lines: string[], start: number): { value: Record<string, string>; next: number } | null {
+/** One level of indented `key: scalar` lines from `pos`. Sets `readTo`. */
+function readNestedMapping(text: string, pos: number): Record<string, string> | null {
   const value: Record<string, string> = {};
   let indent = -1;
-  let i = start;
-  for (; i < lines.length; i++) {
-    const line = lines[i]!;
+  while (pos < text.length) {
+    const end = lineEnd(text, pos);
     // A blank line ends the map; indented lines after it make the caller hand the text down.
-    if (isBlank(line)) break;
-    const n = indentOf(line);
+    if (isBlankRange(text, pos, end)) break;
+    const n = indentAt(text, pos);
     if (n === 0) break;
-    const m = keyLine(line, n);
-    if (!m) return null;
+    if (!readKeyLine(text, pos + n, end)) return null;
     if (indent === -1) indent = n;
     if (n !== indent) return null;
-    const key = m.key;
-    const raw = m.raw;
-    if (raw === undefined || raw === "" || Object.hasOwn(value, key) || key === "__proto__") return null;
+    const key = lineKey;
+    const raw = lineValue;
+    if (raw === "" || Object.hasOwn(value, key) || key === "__proto__") return null;
     const scalar = flatScalar(raw);
     if (scalar === null) return null;
     value[key] = scalar;
+    pos = end + 1;
   }
   if (indent === -1) return null;
-  return { value, next: i };
+  readTo = pos;
+  return value;
 }
 
 const ESCAPES: Readonly<Record<string, string>> = {
@@ -314,15 +343,23 @@ const HEX_DIGITS = /^[0-9A-Fa-f]*$/;
  */
 const PLAIN_TEXT = /^(?![-?:,[\]{}#&*!|>'"%@`])[^\t: \r\u2028\u2029]*(?:(?::(?=[^ \t\r\u2028\u2029])| (?!#))[^\t: \r\u2028\u2029]*)*$/;
 
+/**
+ * One-line quoted scalars, with an optional comment after them. Written unrolled — runs of
+ * ordinary characters between escapes (or doubled quotes) — rather than as an alternation per
+ * character, which gave the regex engine a backtracking point at every character of a value.
+ */
+const DOUBLE_QUOTED = /^"([^"\\]*(?:\\.[^"\\]*)*)"(?:[ ]+#.*)?$/;
+const SINGLE_QUOTED = /^'([^']*(?:''[^']*)*)'(?:[ ]+#.*)?$/;
+
 function flatScalar(raw: string): string | null {
   const first = raw.charCodeAt(0);
   if (first === 34 || first === 39) {
     if (raw.includes("\t") || NOT_DOT.test(raw)) return null;
     if (first === 34) {
-      const m = /^"((?:[^"\\]|\\.)*)"(?:[ ]+#.*)?$/.exec(raw);
+      const m = DOUBLE_QUOTED.exec(raw);
       return m ? unescapeDoubleQuoted(m[1]!) : null;
     }
-    const m = /^'((?:[^']|'')*)'(?:[ ]+#.*)?$/.exec(raw);
+    const m = SINGLE_QUOTED.exec(raw);
     return m ? m[1]!.replace(/''/g, "'") : null;
   }
   // What the core schema reads as null, a boolean or a number is not text.
