@@ -71,7 +71,10 @@ export function loadSkillFile(skillFile: string, dir: string, text: string, stam
       ),
     );
   }
-  const built = buildManifest(fm.data, skillFile, path.basename(dir));
+  // The last component by hand for a clean POSIX path: `basename` walks the path character by
+  // character in script, once per skill of a cold load.
+  const dirName = path.sep === "/" && !dir.endsWith("/") ? dir.slice(dir.lastIndexOf("/") + 1) : path.basename(dir);
+  const built = buildManifest(fm.data, skillFile, dirName);
   // Nearly always one list is empty: keep the other rather than copy it.
   if (diagnostics.length === 0) diagnostics = built.diagnostics;
   else for (let i = 0; i < built.diagnostics.length; i++) diagnostics.push(built.diagnostics[i]!);

@@ -21,6 +21,13 @@ const KNOWN_KEYS = new Set([
   "disable-model-invocation",
 ]);
 
+/**
+ * The metadata and extra-keys value of a manifest whose frontmatter has none: one shared frozen
+ * object rather than two fresh empty ones per skill, which a large registry would otherwise
+ * hold (and a cold load allocate) by the thousand.
+ */
+export const NO_FIELDS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
 export interface ManifestResult {
   manifest: SkillManifest | null;
   diagnostics: Diagnostic[];
@@ -83,9 +90,13 @@ export function buildManifest(raw: Record<string, unknown>, skillFile: string, d
     else warn("field_type", `disable-model-invocation must be true or false, got ${JSON.stringify(v)}; ignored`);
   }
 
-  const extra: Record<string, unknown> = {};
+  let extra = NO_FIELDS;
   const keys = Object.keys(raw);
-  for (let i = 0; i < keys.length; i++) if (!KNOWN_KEYS.has(keys[i]!)) extra[keys[i]!] = raw[keys[i]!];
+  for (let i = 0; i < keys.length; i++) {
+    if (KNOWN_KEYS.has(keys[i]!)) continue;
+    if (extra === NO_FIELDS) extra = {};
+    extra[keys[i]!] = raw[keys[i]!];
+  }
 
   if (name === null || description === null || failed) {
     return { manifest: null, diagnostics: diags };
@@ -160,10 +171,10 @@ function optionalString(raw: Record<string, unknown>, key: string, warn: (c: str
 }
 
 function readMetadata(v: unknown, warn: (c: string, m: string) => void): Record<string, unknown> {
-  if (v === undefined || v === null) return {};
+  if (v === undefined || v === null) return NO_FIELDS;
   if (typeof v !== "object" || Array.isArray(v)) {
     warn("metadata_type", "Field 'metadata' must be a mapping of string keys to string values; ignored");
-    return {};
+    return NO_FIELDS;
   }
   const out = v as Record<string, unknown>;
   const keys = Object.keys(out);

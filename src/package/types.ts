@@ -21,7 +21,10 @@ export interface SkillManifest {
   description: string;
   license?: string;
   compatibility?: string;
-  /** `metadata` as written; non-string values are kept (and warned), never dropped. */
+  /**
+   * `metadata` as written; non-string values are kept (and warned), never dropped. Without
+   * metadata this is one shared frozen empty object (`NO_FIELDS`), as is `extra` without extra keys.
+   */
   metadata: Record<string, unknown>;
   /** `allowed-tools`: pre-approved tools, normalised to a list; null when absent. */
   allowedTools: string[] | null;

@@ -138,7 +138,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       source: sources[index]!.path,
       previous: lastFound.get(index) ?? [],
       stampOf: (found) => cache.get(found.skillFile)?.stamp,
-      onLoad: ({ found, loaded }) => {
+      onLoad: (found, loaded) => {
         // Registered now, while other walks still run, so the end of the scan has less to do.
         const entry = adopt(found, loaded);
         if (entry.skill) recordOf(entry, sources[index]!, index);

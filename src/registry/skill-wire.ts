@@ -15,7 +15,7 @@
 import * as path from "node:path";
 import type { Diagnostic } from "../package/diagnostic.js";
 import type { FileStamp, LoadResult, SkillManifest, SkillPackage } from "../package/types.js";
-import { composeManifest } from "../package/manifest.js";
+import { composeManifest, NO_FIELDS } from "../package/manifest.js";
 
 /** The manifest fields other than name and description, each present only when not at its default. */
 type ManifestRest = Partial<Omit<SkillManifest, "name" | "description">>;
@@ -46,8 +46,6 @@ export interface LoadedSkill {
 
 const LOWERCASE_FILE = "skill.md";
 const NO_DIAGNOSTICS: Diagnostic[] = Object.freeze([]) as unknown as Diagnostic[];
-// Most skills have no metadata and no extra keys; one shared frozen empty object serves them all.
-const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 
 /** A record with where it was found and the stamp its SKILL.md was read at, in one object. */
 export type PlacedSkillWire = SkillWire & { dir: string; skillFile: string; size: number; mtimeMs: number; ino: number };
@@ -142,25 +140,25 @@ function buildManifest(name: string, description: string, rest: ManifestRest | u
       description,
       license: rest?.license,
       compatibility: rest?.compatibility,
-      metadata: rest?.metadata ?? EMPTY,
+      metadata: rest?.metadata ?? NO_FIELDS,
       allowedTools: rest?.allowedTools ?? null,
       tools: rest?.tools ?? null,
       requirements: rest?.requirements ?? null,
       requirementsError: rest?.requirementsError ?? null,
       disableModelInvocation: rest?.disableModelInvocation ?? false,
-      extra: rest?.extra ?? EMPTY,
+      extra: rest?.extra ?? NO_FIELDS,
     }),
   );
 }
 
 /**
  * Freezes a manifest and the author-shaped values it holds, in place; one rule for both record
- * paths. Most skills have no metadata and no extra keys: their empty objects are swapped for
- * one shared frozen one, which saves a freeze per object and the objects themselves.
+ * paths. Most skills have no metadata and no extra keys: the loader already gives them the one
+ * shared frozen empty object, and any other empty one (`metadata: {}`) is swapped for it.
  */
 function freezeManifest(manifest: SkillManifest): SkillManifest {
-  manifest.metadata = isEmpty(manifest.metadata) ? EMPTY : freezeDeep(manifest.metadata);
-  manifest.extra = isEmpty(manifest.extra) ? EMPTY : freezeDeep(manifest.extra);
+  if (manifest.metadata !== NO_FIELDS) manifest.metadata = isEmpty(manifest.metadata) ? NO_FIELDS : freezeDeep(manifest.metadata);
+  if (manifest.extra !== NO_FIELDS) manifest.extra = isEmpty(manifest.extra) ? NO_FIELDS : freezeDeep(manifest.extra);
   if (manifest.allowedTools !== null) freezeDeep(manifest.allowedTools);
   if (manifest.tools !== null) freezeDeep(manifest.tools);
   if (manifest.requirements !== null) freezeDeep(manifest.requirements);

@@ -15,12 +15,6 @@ import { frozenLoad, fromWire, type LoadedSkill } from "./skill-wire.js";
 import { TimeSlicer } from "./time-slice.js";
 import { walkSource, type WalkSink } from "./walk-job.js";
 
-export interface FreshLoad {
-  /** The directory as found, with the stamp its SKILL.md was read at. */
-  found: FoundSkill;
-  loaded: LoadedSkill;
-}
-
 export interface SourceWalk {
   discovery: SourceDiscovery;
   /** How many SKILL.md files the walk read (new and changed ones). */
@@ -34,8 +28,8 @@ export interface WalkInput {
   previous: readonly FoundSkill[];
   /** The stamp the registry's copy of each file was read at, if it holds one. */
   stampOf: (found: FoundSkill) => FileStamp | undefined;
-  /** Each file read, in walk order. */
-  onLoad: (load: FreshLoad) => void;
+  /** Each file read, in walk order: the directory as found, with the stamp its SKILL.md was read at, and what it loaded to. */
+  onLoad: (found: FoundSkill, loaded: LoadedSkill) => void;
 }
 
 /** The one warning a scan gives when worker threads failed it and the main thread did their work. */
@@ -177,7 +171,7 @@ class Collector {
     const skill: FoundSkill = stamp && stamp !== found.stamp ? { dir: found.dir, skillFile: found.skillFile, stamp } : found;
     this.found.push(skill);
     this.reads += 1;
-    this.input.onLoad({ found: skill, loaded });
+    this.input.onLoad(skill, loaded);
   }
 
   finish(problems: Pick<SourceDiscovery, "diagnostics" | "failed">): SourceWalk {

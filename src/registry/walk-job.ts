@@ -50,7 +50,8 @@ export async function walkSource(source: string, known: KnownSkills, sink: WalkS
   };
 
   const probe: SkillProbe = (dir, problems) => {
-    const index = knownIndex.get(dir);
+    // A first scan knows nothing: skip hashing each directory's path for a lookup that must miss.
+    const index = knownIndex.size === 0 ? undefined : knownIndex.get(dir);
     if (index === undefined) return load(dir, problems, null);
     // The common rescan case, an unchanged SKILL.md, costs one stat of the path string the
     // registry already holds and no new objects; anything else takes the general path below.

@@ -6,7 +6,8 @@ import { loadSkillSync } from "../../src/package/load.js";
 import { discoverSource, type FoundSkill } from "../../src/registry/discover.js";
 import { MAX_WORKERS } from "../../src/registry/parse-pool.js";
 import { TimeSlicer } from "../../src/registry/time-slice.js";
-import { walkHere, walkInWorker as walkThere, type FreshLoad, type WalkInput } from "../../src/registry/source-walk.js";
+import type { LoadedSkill } from "../../src/registry/skill-wire.js";
+import { walkHere, walkInWorker as walkThere, type WalkInput } from "../../src/registry/source-walk.js";
 import { tempDir, writeSkill } from "./skill-tree.js";
 
 /** A source with every kind of thing a walk meets: categories, links, loops, bad files, the depth bound. */
@@ -42,8 +43,8 @@ type Where = "worker" | "main thread";
 
 /** The walk, in a worker or on this thread in time slices, with the files it read collected in order. */
 async function walkVia(where: Where, source: string, previous: FoundSkill[], stampOf: (found: FoundSkill) => FoundSkill["stamp"] | undefined) {
-  const loads: FreshLoad[] = [];
-  const input: WalkInput = { source, previous, stampOf, onLoad: (load) => loads.push(load) };
+  const loads: Array<{ found: FoundSkill; loaded: LoadedSkill }> = [];
+  const input: WalkInput = { source, previous, stampOf, onLoad: (found, loaded) => loads.push({ found, loaded }) };
   let walk;
   if (where === "worker") {
     let picked = false;
