@@ -34,6 +34,13 @@ export interface LoaderOutcome {
   rssBeforeBytes: number;
   peakRssBytes: number;
   retainedHeapBytes: number | null;
+  /**
+   * Set when several processes ran the loader and their outcomes were pooled (`run.ts`): each
+   * process's first load with the floor read just before it. `first` is then the median one.
+   */
+  firstLoads?: Array<{ ms: number; floorMs: number }>;
+  /** How many processes were pooled into this outcome; 1 when absent. */
+  processes?: number;
 }
 
 async function loaderById(id: string): Promise<LoaderDefinition | undefined> {

@@ -27,6 +27,8 @@ export interface BenchRun {
   cores: number;
   memoryGiB: number;
   runs: number;
+  /** Processes per loader for trees under 10,000 skills (one from there); absent in older results. */
+  processes?: number;
   samples: number;
   durationSeconds: number;
   /** Why the peers could not be measured at all, when they could not. */
@@ -56,6 +58,12 @@ function ratio(value: number, floor: number): string {
   return Number.isFinite(value) && floor > 0 ? `${(value / floor).toFixed(2)}×` : "—";
 }
 
+function processesLine(run: BenchRun): string {
+  const n = run.processes ?? 1;
+  if (n <= 1) return "one process per loader";
+  return `${n} processes per loader for trees under 10,000 skills, taken round by round with their loads pooled (PERFORMANCE.md's protocol), and one at 10,000, where the slowest peers take seconds per load`;
+}
+
 function loadSummary(loader: LoaderOutcome): Summary {
   return summarise(loader.runs.map((r) => r.ms));
 }
@@ -71,10 +79,17 @@ function pairedRatio(loader: LoaderOutcome): number {
   return floor > 0 ? loadSummary(loader).median / floor : Number.NaN;
 }
 
-/** The first load of the process over the floor read just before it. */
+/** The first load of a process over the floor read just before it; the median over pooled processes. */
 function pairedFirstRatio(loader: LoaderOutcome): number {
+  if (loader.firstLoads && loader.firstLoads.length > 0) return summarise(loader.firstLoads.map((f) => f.ms / f.floorMs)).median;
   const floor = loader.pairedFloorMs?.[0];
   return loader.first && floor ? loader.first.ms / floor : Number.NaN;
+}
+
+/** The first load in a fresh process, ms; the median over pooled processes. */
+function firstLoadMs(loader: LoaderOutcome): number | null {
+  if (loader.firstLoads && loader.firstLoads.length > 0) return summarise(loader.firstLoads.map((f) => f.ms)).median;
+  return loader.first ? loader.first.ms : null;
 }
 
 function floorOf(result: SizeResult): number {
@@ -205,7 +220,7 @@ function loaderTable(result: SizeResult): string[] {
         spread(s),
         ratio(s.median, floor),
         Number.isFinite(pairedRatio(loader)) ? `${pairedRatio(loader).toFixed(2)}×` : "—",
-        loader.first ? ms(loader.first.ms) : "—",
+        firstLoadMs(loader) !== null ? ms(firstLoadMs(loader)!) : "—",
         loader.found === result.count ? thousands(loader.found) : `**${thousands(loader.found)}**`,
         loader.correct === null ? "—" : loader.correct === result.count ? thousands(loader.correct) : `**${thousands(loader.correct)}**`,
         `${ms(delays.median)} (${ms(delays.max)})`,
@@ -276,7 +291,7 @@ export function renderReport(run: BenchRun): string {
     "",
     `- Machine: ${run.cpu}, ${run.cores} cores, ${run.memoryGiB} GiB memory, ${run.platform} (shared, so absolute times drift; compare ratios within the run)`,
     "- skillport is measured as built (`npm run build`, which `npm run bench` runs first), imported by plain Node code, as a user's program imports it; the harness itself runs under tsx.",
-    `- Node ${run.node}; trees of ${sizes} skills; ${run.runs} timed loads per loader after one warm-up, each loader in its own process; ${run.samples} timed calls per tool-call row; the whole run took ${Math.round(run.durationSeconds)} s`,
+    `- Node ${run.node}; trees of ${sizes} skills; ${run.runs} timed loads per loader process after one warm-up, each process running one loader; ${processesLine(run)}; ${run.samples} timed calls per tool-call row; the whole run took ${Math.round(run.durationSeconds)} s`,
     "",
     "## Targets",
     "",
@@ -310,7 +325,7 @@ export function renderReport(run: BenchRun): string {
     "- **list / activation / file-read call**: `session.call(…)` on a real session with its JSONL log on disk, each envelope checked. Activations are of skills not yet active (a fresh `loaded` with the body read from disk); reads fetch `references/guide.md` of skills that have one.",
     "- **catalog rendering**: `renderCatalog(registry.list(), { format: \"xml\" })` over every skill, no budget.",
     "- **MCP round trip**: `node dist/src/cli/main.js mcp --root …` (the built CLI) started as a child process, driven over stdio by the MCP SDK `Client`; timed from `callTool` to the parsed result. The server writes its session log as it would in use.",
-    "- **first load in a fresh process**: the warm-up load, kept out of the median and shown on its own: module code not yet optimised and, for skillport, its parse worker threads not yet started. A CLI run or a newly started server pays this once.",
+    "- **first load in a fresh process**: the warm-up load, kept out of the median and shown on its own (the median over a loader's processes where several ran): module code not yet optimised and, for skillport, its parse worker threads not yet started. A CLI run or a newly started server pays this once.",
     "- **largest event-loop delay**: the maximum of `monitorEventLoopDelay` (1 ms resolution) while one load runs; the middle run and the worst run are shown. A synchronous loader blocks for its whole load, so its delay is about its load time.",
     "- **peak RSS**: the loader process's `maxRSS` after all its loads (module code included: the peers' frameworks weigh in here).",
     "- **retained heap per 1,000 skills**: heap still used after GC (`--expose-gc`) while one loaded catalog is held, minus the heap before that load, scaled to 1,000 skills.",
@@ -341,8 +356,9 @@ export function renderReport(run: BenchRun): string {
     "npm run bench -- --no-peers                     # skillport and the floors only",
     "```",
     "",
-    "Options: `--sizes a,b,c`, `--runs N` (timed loads per loader), `--samples N` (timed calls per",
-    "tool-call row), `--no-peers`, `--no-write` (print the tables, leave this file alone). Raw",
+    "Options: `--sizes a,b,c`, `--runs N` (timed loads per loader process), `--processes N` (loader",
+    "processes pooled for trees under 10,000 skills), `--samples N` (timed calls per tool-call",
+    "row), `--no-peers`, `--no-write` (print the tables, leave this file alone). Raw",
     "numbers of the last run are kept in `bench/results/latest.json` (not committed).",
     "",
   ]
