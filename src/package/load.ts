@@ -4,7 +4,7 @@
  * bad file — a malformed skill must not take its neighbours down.
  */
 import * as path from "node:path";
-import { diagnostic, type Diagnostic } from "./diagnostic.js";
+import { diagnostic } from "./diagnostic.js";
 import { readFrontmatter } from "./frontmatter.js";
 import { buildManifest } from "./manifest.js";
 import { readSkillFileSync } from "./skill-file.js";
@@ -56,13 +56,18 @@ export async function loadSkill(dir: string): Promise<LoadResult> {
  * itself so it can stamp and batch them).
  */
 export function loadSkillFile(skillFile: string, dir: string, text: string, stamp: FileStamp): LoadResult {
-  let diagnostics: Diagnostic[] = [];
   const fm = readFrontmatter(text, ALLOW_RETRY);
   if (!fm.ok) {
     return { skill: null, diagnostics: [diagnostic(skillFile, "error", fm.code, fm.message)] };
   }
+  // The last component by hand for a clean POSIX path: `basename` walks the path character by
+  // character in script, once per skill of a cold load.
+  const dirName = path.sep === "/" && !dir.endsWith("/") ? dir.slice(dir.lastIndexOf("/") + 1) : path.basename(dir);
+  const built = buildManifest(fm.data, skillFile, dirName);
+  // The manifest's list is the skill's, so a load allocates one; a retry warning goes first.
+  const diagnostics = built.diagnostics;
   if (fm.retried) {
-    diagnostics.push(
+    diagnostics.unshift(
       diagnostic(
         skillFile,
         "warning",
@@ -71,13 +76,6 @@ export function loadSkillFile(skillFile: string, dir: string, text: string, stam
       ),
     );
   }
-  // The last component by hand for a clean POSIX path: `basename` walks the path character by
-  // character in script, once per skill of a cold load.
-  const dirName = path.sep === "/" && !dir.endsWith("/") ? dir.slice(dir.lastIndexOf("/") + 1) : path.basename(dir);
-  const built = buildManifest(fm.data, skillFile, dirName);
-  // Nearly always one list is empty: keep the other rather than copy it.
-  if (diagnostics.length === 0) diagnostics = built.diagnostics;
-  else for (let i = 0; i < built.diagnostics.length; i++) diagnostics.push(built.diagnostics[i]!);
   if (!built.manifest) return { skill: null, diagnostics };
   const manifest = built.manifest;
   return {

@@ -33,42 +33,53 @@ export interface ManifestResult {
   diagnostics: Diagnostic[];
 }
 
-export function buildManifest(raw: Record<string, unknown>, skillFile: string, dirName: string): ManifestResult {
-  const diags: Diagnostic[] = [];
-  const warn = (code: string, message: string) => diags.push(diagnostic(skillFile, "warning", code, message));
-  let failed = false;
-  const fail = (code: string, message: string) => {
-    failed = true;
-    diags.push(diagnostic(skillFile, "error", code, message));
-  };
+/** Where one manifest's findings collect: one object per skill, where a pair of closures cost three. */
+class Findings {
+  readonly list: Diagnostic[] = [];
+  failed = false;
 
-  const name = requiredString(raw, "name", fail);
-  const description = requiredString(raw, "description", fail);
+  constructor(private readonly file: string) {}
+
+  warn(code: string, message: string): void {
+    this.list.push(diagnostic(this.file, "warning", code, message));
+  }
+
+  fail(code: string, message: string): void {
+    this.failed = true;
+    this.list.push(diagnostic(this.file, "error", code, message));
+  }
+}
+
+export function buildManifest(raw: Record<string, unknown>, skillFile: string, dirName: string): ManifestResult {
+  const findings = new Findings(skillFile);
+
+  const name = requiredString(raw, "name", findings);
+  const description = requiredString(raw, "description", findings);
 
   if (name !== null) {
     // Index loops here and below: this runs once per skill of a cold load, mostly before the
     // code is optimised, when each step of a `for...of` still allocates an iterator result.
     const problems = nameProblems(name, dirName);
-    for (let i = 0; i < problems.length; i++) warn(problems[i]!.code, problems[i]!.message);
+    for (let i = 0; i < problems.length; i++) findings.warn(problems[i]!.code, problems[i]!.message);
   }
   if (description !== null && exceedsCodePoints(description, MAX_DESCRIPTION_LENGTH)) {
-    warn("description_too_long", `Description exceeds ${MAX_DESCRIPTION_LENGTH} character limit (${codePointLength(description)} chars)`);
+    findings.warn("description_too_long", `Description exceeds ${MAX_DESCRIPTION_LENGTH} character limit (${codePointLength(description)} chars)`);
   }
 
-  const license = optionalString(raw, "license", warn);
-  const compatibility = optionalString(raw, "compatibility", warn);
+  const license = optionalString(raw, "license", findings);
+  const compatibility = optionalString(raw, "compatibility", findings);
   if (compatibility !== undefined && exceedsCodePoints(compatibility, MAX_COMPATIBILITY_LENGTH)) {
-    warn(
+    findings.warn(
       "compatibility_too_long",
       `Compatibility exceeds ${MAX_COMPATIBILITY_LENGTH} character limit (${codePointLength(compatibility)} chars)`,
     );
   }
 
-  const metadata = readMetadata(raw.metadata, warn);
-  const allowedTools = toolList(raw, "allowed-tools", warn);
-  const tools = toolList(raw, "tools", warn);
+  const metadata = readMetadata(raw.metadata, findings);
+  const allowedTools = toolList(raw, "allowed-tools", findings);
+  const tools = toolList(raw, "tools", findings);
   if (tools !== null && tools.length === 0) {
-    fail("tools_empty", "`tools: []` would narrow the tool surface to nothing; omit the key to leave the surface alone");
+    findings.fail("tools_empty", "`tools: []` would narrow the tool surface to nothing; omit the key to leave the surface alone");
   }
 
   const requirementsRaw = metadata.requirements ?? nested(metadata.vbot, "requirements");
@@ -79,7 +90,7 @@ export function buildManifest(raw: Record<string, unknown>, skillFile: string, d
     if (parsed.ok) requirements = parsed.value;
     else {
       requirementsError = parsed.message;
-      warn("requirements_invalid", `metadata.requirements is malformed: ${parsed.message}`);
+      findings.warn("requirements_invalid", `metadata.requirements is malformed: ${parsed.message}`);
     }
   }
 
@@ -87,7 +98,7 @@ export function buildManifest(raw: Record<string, unknown>, skillFile: string, d
   if ("disable-model-invocation" in raw) {
     const v = raw["disable-model-invocation"];
     if (typeof v === "boolean") disableModelInvocation = v;
-    else warn("field_type", `disable-model-invocation must be true or false, got ${JSON.stringify(v)}; ignored`);
+    else findings.warn("field_type", `disable-model-invocation must be true or false, got ${JSON.stringify(v)}; ignored`);
   }
 
   let extra = NO_FIELDS;
@@ -98,8 +109,8 @@ export function buildManifest(raw: Record<string, unknown>, skillFile: string, d
     extra[keys[i]!] = raw[keys[i]!];
   }
 
-  if (name === null || description === null || failed) {
-    return { manifest: null, diagnostics: diags };
+  if (name === null || description === null || findings.failed) {
+    return { manifest: null, diagnostics: findings.list };
   }
   return {
     manifest: composeManifest({
@@ -115,7 +126,7 @@ export function buildManifest(raw: Record<string, unknown>, skillFile: string, d
       disableModelInvocation,
       extra,
     }),
-    diagnostics: diags,
+    diagnostics: findings.list,
   };
 }
 
@@ -143,37 +154,37 @@ export function composeManifest(p: ManifestParts): SkillManifest {
   return { name, description, license, compatibility, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, extra };
 }
 
-function requiredString(raw: Record<string, unknown>, key: string, fail: (c: string, m: string) => void): string | null {
+function requiredString(raw: Record<string, unknown>, key: string, findings: Findings): string | null {
   if (!(key in raw)) {
-    fail(`${key}_missing`, `Missing required field in frontmatter: ${key}`);
+    findings.fail(`${key}_missing`, `Missing required field in frontmatter: ${key}`);
     return null;
   }
   const v = raw[key];
   const trimmed = typeof v === "string" ? v.trim() : "";
   if (trimmed === "") {
-    fail(`${key}_invalid`, `Field '${key}' must be a non-empty string`);
+    findings.fail(`${key}_invalid`, `Field '${key}' must be a non-empty string`);
     return null;
   }
   return trimmed;
 }
 
-function optionalString(raw: Record<string, unknown>, key: string, warn: (c: string, m: string) => void): string | undefined {
+function optionalString(raw: Record<string, unknown>, key: string, findings: Findings): string | undefined {
   if (!(key in raw) || raw[key] === null) return undefined;
   const v = raw[key];
   if (typeof v === "string") return v;
   // A number or boolean here is almost always an unquoted value; keep its text rather than lose it.
   if (typeof v === "number" || typeof v === "boolean") {
-    warn("field_type", `Field '${key}' should be a string; read ${JSON.stringify(v)} as text`);
+    findings.warn("field_type", `Field '${key}' should be a string; read ${JSON.stringify(v)} as text`);
     return String(v);
   }
-  warn("field_type", `Field '${key}' must be a string; ignored`);
+  findings.warn("field_type", `Field '${key}' must be a string; ignored`);
   return undefined;
 }
 
-function readMetadata(v: unknown, warn: (c: string, m: string) => void): Record<string, unknown> {
+function readMetadata(v: unknown, findings: Findings): Record<string, unknown> {
   if (v === undefined || v === null) return NO_FIELDS;
   if (typeof v !== "object" || Array.isArray(v)) {
-    warn("metadata_type", "Field 'metadata' must be a mapping of string keys to string values; ignored");
+    findings.warn("metadata_type", "Field 'metadata' must be a mapping of string keys to string values; ignored");
     return NO_FIELDS;
   }
   const out = v as Record<string, unknown>;
@@ -182,21 +193,21 @@ function readMetadata(v: unknown, warn: (c: string, m: string) => void): Record<
     const k = keys[i]!;
     // Requirements are structured by design; every other value should be a string.
     if (k === "requirements" || k === "vbot") continue;
-    if (typeof out[k] !== "string") warn("metadata_value_type", `metadata.${k} should be a string, got ${typeOf(out[k])}; kept as written`);
+    if (typeof out[k] !== "string") findings.warn("metadata_value_type", `metadata.${k} should be a string, got ${typeOf(out[k])}; kept as written`);
   }
   return out;
 }
 
-function toolList(raw: Record<string, unknown>, key: string, warn: (c: string, m: string) => void): string[] | null {
+function toolList(raw: Record<string, unknown>, key: string, findings: Findings): string[] | null {
   if (!(key in raw) || raw[key] === null) return null;
   const v = raw[key];
   if (typeof v === "string") return splitToolList(v);
   if (Array.isArray(v)) {
     const names = v.filter((t): t is string => typeof t === "string" && t.trim() !== "").map((t) => t.trim());
-    if (names.length !== v.length) warn("field_type", `Field '${key}' list items must all be non-empty strings; others ignored`);
+    if (names.length !== v.length) findings.warn("field_type", `Field '${key}' list items must all be non-empty strings; others ignored`);
     return names;
   }
-  warn("field_type", `Field '${key}' must be either a string or a list of strings; ignored`);
+  findings.warn("field_type", `Field '${key}' must be either a string or a list of strings; ignored`);
   return null;
 }
 

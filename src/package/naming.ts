@@ -41,13 +41,16 @@ export function exceedsCodePoints(text: string, limit: number): boolean {
 }
 
 /** Problems in reference order: length, case, edge hyphens, double hyphens, characters, directory. */
-export function nameProblems(rawName: string, dirName: string | null): NameProblem[] {
+/** What `nameProblems` gives a good name: one shared empty list, not a new one per skill. */
+const NO_PROBLEMS: readonly NameProblem[] = Object.freeze([]);
+
+export function nameProblems(rawName: string, dirName: string | null): readonly NameProblem[] {
   const name = normalizeName(rawName);
-  const problems: NameProblem[] = [];
   if (dirName !== null && PLAIN_ASCII_NAME.test(name) && dirName === name) {
     // The common case: a plain name equal to its directory can only break the hyphen and length rules.
-    if (name.length <= MAX_NAME_LENGTH && !name.startsWith("-") && !name.endsWith("-") && !name.includes("--")) return problems;
+    if (name.length <= MAX_NAME_LENGTH && !name.startsWith("-") && !name.endsWith("-") && !name.includes("--")) return NO_PROBLEMS;
   }
+  const problems: NameProblem[] = [];
   const length = codePointLength(name);
   if (length > MAX_NAME_LENGTH) {
     problems.push({ code: "name_too_long", message: `Skill name '${name}' exceeds ${MAX_NAME_LENGTH} character limit (${length} chars)` });

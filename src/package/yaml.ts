@@ -118,7 +118,7 @@ function readKeyLine(text: string, from: number, end: number): boolean {
   KEY_AND_COLON.lastIndex = from;
   if (!KEY_AND_COLON.test(text)) return false;
   const colon = KEY_AND_COLON.lastIndex - 1;
-  lineKey = text.slice(from, colon);
+  lineKey = commonKey(text, from, colon) ?? text.slice(from, colon);
   if (text.charCodeAt(end - 1) === 13) end--;
   while (end > colon + 1 && text.charCodeAt(end - 1) === 32) end--;
   let start = colon + 1;
@@ -135,6 +135,28 @@ function readKeyLine(text: string, from: number, end: number): boolean {
 }
 
 const KEY_AND_COLON = /[A-Za-z_][A-Za-z0-9_-]*:/y;
+
+/**
+ * The standard's own keys, as the literal strings: a slice is a new string per skill, and one
+ * used as a property name is then looked up in V8's string table to be stored. Told apart by
+ * length first, so a line costs one comparison, not one per key.
+ */
+function commonKey(text: string, from: number, end: number): string | undefined {
+  switch (end - from) {
+    case 4:
+      return text.startsWith("name", from) ? "name" : undefined;
+    case 7:
+      return text.startsWith("license", from) ? "license" : undefined;
+    case 8:
+      return text.startsWith("metadata", from) ? "metadata" : undefined;
+    case 11:
+      return text.startsWith("description", from) ? "description" : undefined;
+    case 13:
+      return text.startsWith("compatibility", from) ? "compatibility" : text.startsWith("allowed-tools", from) ? "allowed-tools" : undefined;
+    default:
+      return undefined;
+  }
+}
 
 /** What a regex `.` does not match, besides the `\n` that ends a line. */
 const NOT_DOT = /[\r\u2028\u2029]/;
