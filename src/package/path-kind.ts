@@ -5,9 +5,11 @@
  */
 import * as fs from "node:fs";
 
+// `throwIfNoEntry: false`: a missing path is the common "no" and answers without building an
+// error; other failures (permissions, loops) still throw and are caught.
 export function isFile(p: string): boolean {
   try {
-    return fs.statSync(p).isFile();
+    return fs.statSync(p, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }
@@ -15,7 +17,7 @@ export function isFile(p: string): boolean {
 
 export function isDirectory(p: string): boolean {
   try {
-    return fs.statSync(p).isDirectory();
+    return fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
   } catch {
     return false;
   }
