@@ -137,6 +137,16 @@ function readKeyLine(text: string, from: number, end: number): boolean {
 const KEY_AND_COLON = /[A-Za-z_][A-Za-z0-9_-]*:/y;
 
 /**
+ * A key the core schema reads as null or a boolean (`Null: x` has the key "", `True: x` the key
+ * "true"), which this tier would keep as written. Only four- and five-letter keys can be one.
+ */
+function isNonStringKey(key: string): boolean {
+  return (key.length === 4 || key.length === 5) && NULL_OR_BOOLEAN.test(key);
+}
+
+const NULL_OR_BOOLEAN = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
+
+/**
  * The standard's own keys, as the literal strings: a slice is a new string per skill, and one
  * used as a property name is then looked up in V8's string table to be stored. Told apart by
  * length first, so a line costs one comparison, not one per key.
@@ -171,6 +181,8 @@ const BLOCK_HEADER = /^([|>])(-?)$/;
  * parser" — for anything else, so it never has to know YAML's harder corners.
  */
 export function parseFlat(text: string): Record<string, unknown> | null {
+  // A `\r` ending the text is no CRLF: YAML keeps it in the value, which this tier does not.
+  if (text.charCodeAt(text.length - 1) === 13) return null;
   const out: Record<string, unknown> = {};
   let keys = 0;
   let pos = 0;
@@ -183,7 +195,7 @@ export function parseFlat(text: string): Record<string, unknown> | null {
     if (!readKeyLine(text, pos, end)) return null;
     const key = lineKey;
     const raw = lineValue;
-    if (Object.hasOwn(out, key) || key === "__proto__") return null;
+    if (Object.hasOwn(out, key) || key === "__proto__" || isNonStringKey(key)) return null;
     keys++;
     pos = end + 1;
     if (raw === "") {
@@ -210,14 +222,17 @@ export function parseFlat(text: string): Record<string, unknown> | null {
   return keys > 0 ? out : null;
 }
 
-/** Whether [`from`, `end`) holds only blanks; a scan, because `trim()` allocates a string per line. */
+/**
+ * Whether [`from`, `end`) is a blank line as YAML sees one: spaces and tabs, and a `\r` only as
+ * its last character (the first half of a CRLF). Not `trim()`'s idea of blank: YAML does not
+ * take a no-break space, a vertical tab or a lone `\r` for white space, and a line holding one
+ * must go to a real parser rather than be skipped.
+ */
 function isBlankRange(text: string, from: number, end: number): boolean {
   for (let i = from; i < end; i++) {
     const c = text.charCodeAt(i);
-    if (c === 32 || c === 9 || c === 13) continue;
-    // Visible ASCII ends it at once; anything else is left to `trim()`'s idea of whitespace.
-    if (c > 32 && c < 127) return false;
-    return text.slice(from, end).trim() === "";
+    if (c === 32 || c === 9 || (c === 13 && i === end - 1)) continue;
+    return false;
   }
   return true;
 }
@@ -245,9 +260,17 @@ function blockLines(text: string, pos: number, foldable: boolean): string[] | nu
       // Spaces on a blank line can be content of a literal block; leave such lines to a real parser.
       if (end > pos) return null;
       // A blank line inside the block changes folding; one that only precedes the end does not.
+      // So after empty lines (`\r\n` ones too) the block must plainly be over: the text ends,
+      // or the next line starts at column 0 with neither a blank nor a tab. An indented or
+      // whitespace-only line there may still belong to the block; a real parser decides.
       let next = rawEnd + 1;
-      while (next < text.length && text.charCodeAt(next) === 10) next++;
-      if (next < text.length && indentAt(text, next) >= Math.max(indent, 1)) return null;
+      for (;;) {
+        if (text.charCodeAt(next) === 10) next += 1;
+        else if (text.charCodeAt(next) === 13 && text.charCodeAt(next + 1) === 10) next += 2;
+        else break;
+      }
+      const first = text.charCodeAt(next);
+      if (next < text.length && (first === 32 || first === 9 || first === 13)) return null;
       pos = next;
       break;
     }
@@ -292,7 +315,7 @@ function readNestedMapping(text: string, pos: number): Record<string, string> | 
     if (n !== indent) return null;
     const key = lineKey;
     const raw = lineValue;
-    if (raw === "" || Object.hasOwn(value, key) || key === "__proto__") return null;
+    if (raw === "" || Object.hasOwn(value, key) || key === "__proto__" || isNonStringKey(key)) return null;
     const scalar = flatScalar(raw);
     if (scalar === null) return null;
     value[key] = scalar;

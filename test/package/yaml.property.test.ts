@@ -134,3 +134,40 @@ test("the fast tier reads key lines with any spacing, line ends and odd characte
   );
   assert.ok(onFastPath >= 100, `only ${onFastPath} runs went through the fast path`);
 });
+
+test("documents the fast tier once read differently from yaml are now read as yaml reads them", () => {
+  // Found by a differential fuzz against `yaml`: CRLF blank lines before a whitespace-only line
+  // still inside a block, a tab after a block, keys the core schema reads as null or booleans,
+  // lines that `trim()` calls blank but YAML does not, and a `\r` ending the text.
+  const documents = [
+    "a: |\r\n  x\r\n\r\n\r\n   \r\nb: c\r\n",
+    "a: |\n  x\n\n\t\n",
+    "null: x\n",
+    "Null: x\n",
+    "True: x\n",
+    "FALSE: x\n",
+    "m:\n  True: x\n",
+    "True: a\ntrue: b\n",
+    "null: a\nNULL: b\n",
+    "a: b\n\u00a0\nc: d\n",
+    "a: b\n\u2028\nc: d\n",
+    "a: b\n\v\nc: d\n",
+    "a: b\n\r\r\nc: d\n",
+    "a: b\n\r \nc: d\n",
+    "a: b\n \r \n",
+    "m:\n  k: v\n\u00a0\nc: d\n",
+    "a: b\r",
+  ];
+  for (const text of documents) {
+    const doc = parseDocument(text, { version: "1.2", schema: "core", uniqueKeys: true, logLevel: "silent" });
+    const ours = parseYaml(text);
+    if (doc.errors.length > 0) {
+      assert.equal(ours.ok, false, `yaml refuses ${JSON.stringify(text)}, so must we`);
+      continue;
+    }
+    assert.ok(ours.ok, JSON.stringify(text));
+    assert.deepEqual(JSON.parse(JSON.stringify(ours.value)), JSON.parse(JSON.stringify(doc.toJS())), JSON.stringify(text));
+    const fast = parseFlat(text);
+    if (fast !== null) assert.deepEqual(JSON.parse(JSON.stringify(fast)), JSON.parse(JSON.stringify(doc.toJS())), `fast tier: ${JSON.stringify(text)}`);
+  }
+});
