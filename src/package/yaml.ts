@@ -141,10 +141,9 @@ const KEY_AND_COLON = /[A-Za-z_][A-Za-z0-9_-]*:/y;
  * "true"), which this tier would keep as written. Only four- and five-letter keys can be one.
  */
 function isNonStringKey(key: string): boolean {
-  return (key.length === 4 || key.length === 5) && NULL_OR_BOOLEAN.test(key);
+  if (key.length === 4) return key === "null" || key === "Null" || key === "NULL" || key === "true" || key === "True" || key === "TRUE";
+  return key.length === 5 && (key === "false" || key === "False" || key === "FALSE");
 }
-
-const NULL_OR_BOOLEAN = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
 
 /**
  * The standard's own keys, as the literal strings: a slice is a new string per skill, and one
