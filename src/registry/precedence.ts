@@ -9,6 +9,7 @@
  */
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
 import { groupsMeet, ORIGIN_RANK, visibilityGroup, type VisibilityGroup } from "./sources.js";
+import type { TimeSlicer } from "./time-slice.js";
 import type { RegisteredSkill } from "./types.js";
 
 export interface RankedSkills {
@@ -18,8 +19,11 @@ export interface RankedSkills {
   diagnosticGroups: Map<Diagnostic, VisibilityGroup[]>;
 }
 
-/** `candidates` in source order (ascending `sourceIndex`), each source's skills in walk order. */
-export function rankSkills(candidates: readonly RegisteredSkill[]): RankedSkills {
+/**
+ * `candidates` in source order (ascending `sourceIndex`), each source's skills in walk order.
+ * Yields in `slicer`'s turns: over 10,000 skills the ranking alone took 5–8 ms of one turn.
+ */
+export async function rankSkills(candidates: readonly RegisteredSkill[], slicer: TimeSlicer): Promise<RankedSkills> {
   const ordered = inPrecedenceOrder(candidates);
   const skills: RegisteredSkill[] = [];
   const diagnostics: Diagnostic[] = [];
@@ -30,6 +34,7 @@ export function rankSkills(candidates: readonly RegisteredSkill[]): RankedSkills
   // Index loops: this runs over every skill of a large tree in one go, and an iterator's
   // per-step objects are garbage the event loop pays to collect.
   for (let i = 0; i < ordered.length; i++) {
+    if (slicer.due()) await slicer.yield();
     const skill = ordered[i]!;
     const kept = keptByName.get(skill.name);
     if (kept === undefined) {

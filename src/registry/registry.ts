@@ -180,7 +180,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       }
     }
 
-    const ranked = lastRanking && sameRecords(lastRanking.candidates, candidates) ? lastRanking.ranked : rankSkills(candidates);
+    const ranked = lastRanking && sameRecords(lastRanking.candidates, candidates) ? lastRanking.ranked : await rankSkills(candidates, slicer);
     lastRanking = { candidates, ranked };
     for (const d of ranked.diagnostics) report(d, ranked.diagnosticGroups.get(d)!);
     const env = copyEnv(readEnv());

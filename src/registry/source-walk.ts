@@ -12,7 +12,7 @@ import type { FoundSkill, SourceDiscovery } from "./discover.js";
 import type { FoundWire, KnownSkills, WorkerJob } from "./parse-protocol.js";
 import { runInWorker, withdraw } from "./parse-pool.js";
 import { frozenLoad, fromWire, type LoadedSkill } from "./skill-wire.js";
-import { TimeSlicer } from "./time-slice.js";
+import type { TimeSlicer } from "./time-slice.js";
 import { walkSource, type WalkSink } from "./walk-job.js";
 
 export interface SourceWalk {
@@ -39,7 +39,7 @@ export function workerFailed(path: string, error: unknown): Diagnostic {
 
 /** Walks a source on this thread, yielding to the event loop whenever `slicer` says so. */
 export async function walkHere(input: WalkInput, slicer: TimeSlicer): Promise<SourceWalk> {
-  const collector = new Collector(input);
+  const collector = new Collector(input, slicer);
   // Records made on this thread skip the compact form: nothing crosses a thread boundary.
   const sink: WalkSink = {
     known: (index) => collector.add(index),
@@ -75,15 +75,16 @@ export class WorkerWalkFailed extends Error {
 /**
  * Walks, in a worker, the source `pick` chooses once a worker is ready for it: the main thread
  * keeps taking sources from the same list meanwhile, so none waits behind a starting worker.
+ * The records that come back are filed in the slices of `slicer`, the scan's shared one.
  */
-export function walkInWorker(pick: () => WalkInput | null): WorkerWalk {
+export function walkInWorker(pick: () => WalkInput | null, slicer: TimeSlicer): WorkerWalk {
   let input: WalkInput | null = null;
   let collector: Collector | null = null;
   let walked: Pick<SourceDiscovery, "diagnostics" | "failed"> | null = null;
   const take = (): WorkerJob | null => {
     input = pick();
     if (!input) return null;
-    collector = new Collector(input);
+    collector = new Collector(input, slicer);
     return { kind: "walk", source: input.source, known: knownSkills(input) };
   };
   const result = runInWorker(take, (message) => {
@@ -126,7 +127,10 @@ class Collector {
   private readonly pending: FoundWire[][] = [];
   private draining: Promise<void> | null = null;
 
-  constructor(private readonly input: WalkInput) {}
+  constructor(
+    private readonly input: WalkInput,
+    private readonly slicer: TimeSlicer,
+  ) {}
 
   /**
    * Takes a worker's batch now and files it later, in time slices. Node hands over every message
@@ -144,7 +148,7 @@ class Collector {
   }
 
   private async drain(): Promise<void> {
-    const slicer = new TimeSlicer();
+    const slicer = this.slicer;
     // Start in a turn of its own, after the port has handed over what it holds.
     await slicer.yield();
     for (let batch = this.pending.shift(); batch; batch = this.pending.shift()) {

@@ -53,7 +53,7 @@ export async function walkSources(
       const run = walkInWorker(() => {
         taken = queue.shift() ?? -1;
         return taken === -1 ? null : inputFor(taken, loaded);
-      });
+      }, slicer);
       waiting.add(run);
       try {
         const walk = await run.result;

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { loadSkillSync } from "../../src/package/load.js";
 import { MAX_WORKERS } from "../../src/registry/parse-pool.js";
 import { walkInWorker } from "../../src/registry/source-walk.js";
+import { TimeSlicer } from "../../src/registry/time-slice.js";
 import { createRegistry } from "../../src/registry/registry.js";
 import { WORKER_WALK_LIMIT } from "../../src/registry/walk-sources.js";
 import type { SkillSource } from "../../src/registry/types.js";
@@ -330,7 +331,7 @@ async function warmWorkers(t: TestContext): Promise<void> {
   writeSkill(dir, "warm-up");
   const runs = Array.from({ length: MAX_WORKERS }, () => {
     let picked = false;
-    return walkInWorker(() => (picked ? null : ((picked = true), { source: dir, previous: [], stampOf: () => undefined, onLoad: () => {} }))).result;
+    return walkInWorker(() => (picked ? null : ((picked = true), { source: dir, previous: [], stampOf: () => undefined, onLoad: () => {} })), new TimeSlicer()).result;
   });
   for (const run of runs) assert.ok(await run, "a worker ran the warm-up walk");
 }

@@ -48,7 +48,8 @@ async function walkVia(where: Where, source: string, previous: FoundSkill[], sta
   let walk;
   if (where === "worker") {
     let picked = false;
-    walk = await walkThere(() => (picked ? null : ((picked = true), input))).result;
+    // A slice of zero files the worker's records across many turns too.
+    walk = await walkThere(() => (picked ? null : ((picked = true), input)), new TimeSlicer(0)).result;
     assert.ok(walk, "the worker took the walk");
   } else {
     // A slice of zero yields after every entry, so the walk is exercised across many turns.
@@ -78,17 +79,17 @@ test("a worker walk withdrawn before a worker takes it never picks a source; the
   };
   const input: WalkInput = { source: root, previous: [], stampOf: noStamps, onLoad: () => {} };
   // Every worker gets a walk first, so the next one has to wait in the pool.
-  const busy = Array.from({ length: MAX_WORKERS }, () => walkThere(once(input)));
+  const busy = Array.from({ length: MAX_WORKERS }, () => walkThere(once(input), new TimeSlicer()));
   let asked = false;
   const late = walkThere(() => {
     asked = true;
     return input;
-  });
+  }, new TimeSlicer());
   late.withdraw();
   assert.equal(await late.result, null);
   assert.equal(asked, false, "a withdrawn walk never chose a source");
   for (const run of busy) assert.equal((await run.result)?.discovery.found.length, 50);
-  const nothingLeft = walkThere(() => null);
+  const nothingLeft = walkThere(() => null, new TimeSlicer());
   assert.equal(await nothingLeft.result, null);
 });
 
@@ -154,7 +155,7 @@ test("on Linux a parse worker runs at a lower priority than the thread that star
   const root = tempDir(t);
   writeSkill(root, "any");
   // Any worker now alive (this one, or one an earlier test left idle) has set its nice value.
-  assert.ok(await walkThere(((picked) => () => (picked ? null : ((picked = true), { source: root, previous: [], stampOf: noStamps, onLoad: () => {} })))(false)).result);
+  assert.ok(await walkThere(((picked) => () => (picked ? null : ((picked = true), { source: root, previous: [], stampOf: noStamps, onLoad: () => {} })))(false), new TimeSlicer()).result);
   const niceOf = (task: string) => Number(fs.readFileSync(`/proc/self/task/${task}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
   const own = niceOf(String(process.pid));
   const tasks = fs.readdirSync("/proc/self/task");

@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import test from "node:test";
+import { TimeSlicer } from "../../src/registry/time-slice.js";
+
+test("tasks sharing a slicer get one slice per turn of the event loop, first come first served", async () => {
+  // A slice of zero is used up at every clock reading (every fourth item), so each task yields often.
+  const slicer = new TimeSlicer(0);
+  // Counts turns of the loop: an immediate that queues itself runs once per turn.
+  let turn = 0;
+  let ticking = true;
+  const tick = () => {
+    turn += 1;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const resumedIn = new Map<string, number[]>();
+  const order: string[] = [];
+  const task = async (name: string) => {
+    const turns: number[] = [];
+    resumedIn.set(name, turns);
+    await slicer.yield();
+    turns.push(turn);
+    order.push(name);
+    for (let item = 0; item < 40; item++) {
+      if (slicer.due()) {
+        await slicer.yield();
+        turns.push(turn);
+        order.push(name);
+      }
+    }
+  };
+  await Promise.all(["a", "b", "c"].map(task));
+  ticking = false;
+
+  const all = [...resumedIn.values()].flat();
+  assert.equal(new Set(all).size, all.length, `two slices ran in one turn: ${JSON.stringify(Object.fromEntries(resumedIn))}`);
+  for (const [name, turns] of resumedIn) assert.equal(turns.length, 11, `${name}: a first turn, then one per four items`);
+  assert.deepEqual(order.slice(0, 6), ["a", "b", "c", "a", "b", "c"], "waiting tasks take turns in the order they yielded");
+});
+
+test("a lone task resumes in a later turn, with a fresh slice", async () => {
+  const slicer = new TimeSlicer(60_000);
+  let immediateRan = false;
+  setImmediate(() => (immediateRan = true));
+  await slicer.yield();
+  assert.ok(immediateRan, "the yield let the loop run what was queued before it");
+  for (let i = 0; i < 100; i++) assert.equal(slicer.due(), false, "a long slice is not used up by a few items");
+});
