@@ -69,14 +69,19 @@ function loadSummary(loader: LoaderOutcome): Summary {
 }
 
 /**
- * The loader's median over the median of the floor read in its own process just before each
- * load (NaN for results that predate the paired floor). Loaders run in separate processes,
- * minutes apart on a shared machine whose speed drifts by tens of percent; pairing each with a
- * floor read at the same moment keeps that drift out of the ratio.
+ * The median, over the loader's timed loads, of each load divided by the floor read in its own
+ * process just before it (NaN for results without a floor per load). Loaders run in separate
+ * processes, minutes apart on a shared machine whose speed drifts by tens of percent; pairing
+ * each load with a floor read at the same moment keeps that drift out of the ratio. The ratio of
+ * the two medians would not: pooled over several processes, the loads' median and the floors'
+ * median can come from processes that ran at different speeds.
  */
 function pairedRatio(loader: LoaderOutcome): number {
-  const floor = summarise(loader.pairedFloorMs ?? []).median;
-  return floor > 0 ? loadSummary(loader).median / floor : Number.NaN;
+  // The first floor pairs with the warm-up load; the rest with the timed loads, in order.
+  const floors = loader.pairedFloorMs ?? [];
+  if (floors.length !== loader.runs.length + 1) return Number.NaN;
+  const ratios = loader.runs.map((run, i) => run.ms / floors[i + 1]!).filter((ratio) => Number.isFinite(ratio));
+  return ratios.length > 0 ? summarise(ratios).median : Number.NaN;
 }
 
 /** The first load of a process over the floor read just before it; the median over pooled processes. */
@@ -303,10 +308,10 @@ export function renderReport(run: BenchRun): string {
     "",
     "Every loader discovers the same generated tree (every group directory in turn) and is timed",
     "to the moment its catalog is ready. × floor is the median divided by the floor row's median",
-    "(its own process, earlier in the run). × floor, same process divides by the floor read in the",
-    "loader's own process just before each of its loads: the loaders run minutes apart on a shared",
-    "machine whose speed drifts by tens of percent, and the paired floor keeps that drift out of",
-    "the ratio. The targets above use the paired ratio, for peers as for skillport.",
+    "(its own process, earlier in the run). × floor, same process divides each load by the floor read",
+    "in the loader's own process just before it and takes the median of those ratios: the loaders run",
+    "minutes apart on a shared machine whose speed drifts by tens of percent, and the paired floor",
+    "keeps that drift out of the ratio. The targets above use the paired ratio, for peers as for skillport.",
     "",
     ...run.results.flatMap((r) => [...loaderTable(r), ""]),
     "## skillport operations",
