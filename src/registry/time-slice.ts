@@ -5,8 +5,8 @@
  * Callers check `due()` themselves rather than awaiting on every item: an `await` per item costs
  * a microtask turn each, which over a 10,000-skill scan was a measurable share of the scan.
  *
- * One slicer is shared by everything a scan does on the event loop (its own walks and the filing
- * of each worker's records), and it resumes one waiting task per turn of the loop. Separate
+ * One slicer is shared by everything a scan does on the event loop (its own walks, the filing of
+ * each worker's records, the ranking), and it resumes one waiting task per turn of the loop. Separate
  * slicers each resumed their task in the same turn, so their slices ran back to back: one stall
  * as long as all of them together.
  */
