@@ -4,7 +4,9 @@
  * clients. Transports (stdio, Streamable HTTP) live in their own modules and only connect these.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
+  CallToolRequestParamsSchema,
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
@@ -15,6 +17,7 @@ import {
 import type { ScopedRegistry, Scope } from "../access/types.js";
 import { renderCatalog } from "../prompt/catalog.js";
 import type { Session, SessionOptions } from "../session/session.js";
+import * as z from "zod/v4";
 
 /** The slice of the runtime an MCP server needs: a session per connection, and the tool policy of a scope. */
 export interface McpSessionFactory {
@@ -45,6 +48,11 @@ const INSTRUCTIONS_PREAMBLE =
   "This server provides skills: folders of instructions for specialised tasks. When a task matches a skill " +
   "below, call the `skill` tool with its name to load the instructions before starting.";
 
+/** `tools/call` as MCP defines it, except that `arguments` may be anything: the session judges them. */
+const LENIENT_CALL_TOOL_REQUEST = CallToolRequestSchema.extend({
+  params: CallToolRequestParamsSchema.extend({ arguments: z.unknown().optional() }),
+});
+
 const TOOL_ANNOTATIONS = { title: "Skills", readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
 /** Builds the server for one connection. `sessionId` names the session (and its log file). */
@@ -62,7 +70,11 @@ export function createMcpConnection(runtime: McpSessionFactory, options: McpServ
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsOf(runtime, session, options) }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  // Registered through the base protocol class: the SDK's server checks every `tools/call` against
+  // the MCP schema first, so `arguments` that are not an object (an array, a string) came back as
+  // a JSON-RPC internal error carrying a raw schema dump, where the library answers the same call
+  // with the `invalid_arguments` envelope (SPEC §4, §7). Here the call reaches the session as sent.
+  Protocol.prototype.setRequestHandler.call(server, LENIENT_CALL_TOOL_REQUEST, async (request, extra): Promise<CallToolResult> => {
     if (request.params.name !== session.tool.name) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. This server has one tool, \`skill\`.`);
     }

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import { after, before, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ListData, LoadedData } from "../../src/tool/envelope.js";
 import { eventually } from "../support/eventually.js";
 import { serverCommand } from "../support/mcp-server.js";
@@ -115,6 +115,22 @@ test("every failure sets isError and carries its code", async () => {
   assert.equal(illegal.envelope.ok === false && illegal.envelope.error.reason, "illegal_path");
   const missing = await callSkill(client, { name: "alpha", file_path: "references/missing.md" });
   assert.equal(missing.envelope.ok === false && missing.envelope.error.reason, "not_found");
+});
+
+test("arguments that are not an object get the invalid_arguments envelope, as the library gives", async () => {
+  for (const args of [["alpha"], "alpha", 7, true]) {
+    // Sent raw: the SDK client would not send these, but a client is free to.
+    const result = await client.request({ method: "tools/call", params: { name: "skill", arguments: args } }, CallToolResultSchema);
+    const envelope = result.structuredContent as { ok: boolean; error?: { code: string } };
+    assert.equal(result.isError, true, JSON.stringify(args));
+    assert.equal(envelope.ok, false);
+    assert.equal(envelope.error?.code, "invalid_arguments", JSON.stringify(args));
+  }
+  // No arguments at all, or null, is the empty call: it lists.
+  for (const params of [{ name: "skill" }, { name: "skill", arguments: null }]) {
+    const result = await client.request({ method: "tools/call", params }, CallToolResultSchema);
+    assert.equal((result.structuredContent as { ok: boolean }).ok, true, JSON.stringify(params));
+  }
 });
 
 test("a tool other than `skill` is a protocol error, not a tool result", async () => {
