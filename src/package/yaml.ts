@@ -54,11 +54,20 @@ export function quotePlainScalarsWithColons(text: string): string | null {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const m = /^( *)([A-Za-z0-9_-]+):[ \t]+(.*?)(\r?)$/.exec(line);
-    if (!m || /^["'|>[{&*!%@`#]/.test(m[3]!)) {
+    // A key with nothing after it opens a nested mapping or list: its lines are keys of their
+    // own, read on their own, never the continuation of an empty value.
+    if (!m || m[3] === "" || /^["'[{&*!%@`#]/.test(m[3]!)) {
       out.push(line);
       continue;
     }
     const indent = m[1]!.length;
+    if (m[3]!.startsWith("|") || m[3]!.startsWith(">")) {
+      // A block scalar's lines are its text, kept as written: "Format: type: summary" there is
+      // prose, and quoting it would change what the skill says.
+      out.push(line);
+      while (i + 1 < lines.length && (lines[i + 1]!.trim() === "" || indentAt(lines[i + 1]!, 0) > indent)) out.push(lines[++i]!);
+      continue;
+    }
     const parts = [m[3]!];
     let j = i + 1;
     while (j < lines.length && lines[j]!.trim() !== "" && indentAt(lines[j]!, 0) > indent) {

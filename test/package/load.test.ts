@@ -164,6 +164,18 @@ test("the quoting retry covers wrapped values, nested keys and trailing comments
   assert.deepEqual(diagnostics.map((d) => d.code), ["yaml_quoted_retry"]);
 });
 
+test("the quoting retry leaves block scalars and nested mappings as written", () => {
+  const dir = rawSkill(
+    "commit-msg",
+    "---\nname: commit-msg\ndescription: |\n  Write commit messages.\n  Format: type: summary\nlicense: Use when: you need MIT\nmetadata: \n  requirements:\n    env: FOO\n---\n",
+  );
+  const { skill, diagnostics } = loadSkillSync(dir);
+  assert.equal(skill!.description, "Write commit messages.\nFormat: type: summary");
+  assert.equal(skill!.manifest.license, "Use when: you need MIT");
+  assert.deepEqual(skill!.manifest.metadata, { requirements: { env: "FOO" } });
+  assert.deepEqual(diagnostics.map((d) => d.code), ["yaml_quoted_retry"]);
+});
+
 test("frontmatter nested deeper than the parser's stack is refused with the depth message", () => {
   const deep = `${"[".repeat(20000)}${"]".repeat(20000)}`;
   const dir = rawSkill("deep", `---\nname: deep\ndescription: d\nx: ${deep}\n---\n`);
