@@ -8,7 +8,9 @@
  * One slicer is shared by everything a scan does on the event loop (its own walks, the filing of
  * each worker's records, the ranking), and it resumes one waiting task per turn of the loop. Separate
  * slicers each resumed their task in the same turn, so their slices ran back to back: one stall
- * as long as all of them together.
+ * as long as all of them together. The slice belongs to the turn, not to the task: work that
+ * resumes on anything else (a worker's message, its exit) awaits `yield()` before it starts, or
+ * it would run on in the slice the last resumed task began.
  */
 import { performance } from "node:perf_hooks";
 

@@ -64,7 +64,11 @@ export async function walkSources(
         // A worker that cannot start (or dies) must not cost the source: walk it here instead.
         const failure = error as WorkerWalkFailed;
         result.workerFailure ??= workerFailed(failure.input?.source ?? "", failure.cause ?? error);
-        if (failure.input) result.walks.set(taken, await walkHere(inputFor(taken, loaded), slicer));
+        if (failure.input) {
+          // Resumed by the worker's exit, outside the slicer's turns: start in a turn of our own.
+          await slicer.yield();
+          result.walks.set(taken, await walkHere(inputFor(taken, loaded), slicer));
+        }
         return;
       } finally {
         waiting.delete(run);
@@ -84,6 +88,11 @@ export async function walkSources(
     result.walks.set(index, await walkHere(inputFor(index, loaded), slicer));
   }
   for (const run of waiting) run.withdraw();
-  await Promise.all(helpers);
+  if (helpers.length > 0) {
+    await Promise.all(helpers);
+    // The last helper finishes on a worker's message, outside the slicer's turns; what the scan
+    // does next must not run on from a slice another task started in this turn.
+    await slicer.yield();
+  }
   return result;
 }

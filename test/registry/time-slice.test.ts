@@ -38,11 +38,26 @@ test("tasks sharing a slicer get one slice per turn of the event loop, first com
   assert.deepEqual(order.slice(0, 6), ["a", "b", "c", "a", "b", "c"], "waiting tasks take turns in the order they yielded");
 });
 
-test("a lone task resumes in a later turn, with a fresh slice", async () => {
-  const slicer = new TimeSlicer(60_000);
+test("a lone task resumes in a later turn", async () => {
+  const slicer = new TimeSlicer();
   let immediateRan = false;
   setImmediate(() => (immediateRan = true));
   await slicer.yield();
   assert.ok(immediateRan, "the yield let the loop run what was queued before it");
-  for (let i = 0; i < 100; i++) assert.equal(slicer.due(), false, "a long slice is not used up by a few items");
+});
+
+test("a resumed task starts a fresh slice: its clock and its item count both start again", async () => {
+  // The clock is read every fourth item, so with a slice of zero the fourth call is due.
+  const counting = new TimeSlicer(0);
+  while (!counting.due());
+  counting.due();
+  counting.due();
+  await counting.yield();
+  assert.deepEqual([counting.due(), counting.due(), counting.due(), counting.due()], [false, false, false, true], "the item count restarted");
+
+  // A slice used up before the yield is whole again after it.
+  const timed = new TimeSlicer(50);
+  while (!timed.due());
+  await timed.yield();
+  for (let i = 0; i < 8; i++) assert.equal(timed.due(), false, "the slice's clock restarted");
 });
