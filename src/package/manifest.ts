@@ -7,6 +7,7 @@
 import { diagnostic, type Diagnostic } from "./diagnostic.js";
 import { MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH } from "./limits.js";
 import { codePointLength, exceedsCodePoints, nameProblems, normalizeName } from "./naming.js";
+import { setOwnProperty } from "./own-property.js";
 import { parseRequirements } from "./requirements.js";
 import type { SkillManifest } from "./types.js";
 
@@ -106,7 +107,7 @@ export function buildManifest(raw: Record<string, unknown>, skillFile: string, d
   for (let i = 0; i < keys.length; i++) {
     if (KNOWN_KEYS.has(keys[i]!)) continue;
     if (extra === NO_FIELDS) extra = {};
-    extra[keys[i]!] = raw[keys[i]!];
+    setOwnProperty(extra, keys[i]!, raw[keys[i]!]);
   }
 
   if (name === null || description === null || findings.failed) {

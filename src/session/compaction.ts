@@ -3,6 +3,7 @@
  * state: which bodies are carried verbatim, which skills are only named, and the digests that
  * replace loading results in the host's transcript.
  */
+import { setOwnProperty } from "../package/own-property.js";
 import { escapeXml } from "../prompt/xml-escape.js";
 import type { Envelope } from "../tool/envelope.js";
 import type { CommitResult, CompactionMode, DigestData } from "./records.js";
@@ -59,7 +60,7 @@ export function renderReminder(names: readonly string[]): string {
  */
 export function planCompaction(state: ConversationState, mode: CompactionMode, budgetBytes: number): CompactionPlan {
   const digests: Record<string, Envelope<DigestData>> = {};
-  for (const { toolCallId, name } of state.retained) digests[toolCallId] = digestOf(name);
+  for (const { toolCallId, name } of state.retained) setOwnProperty(digests, toolCallId, digestOf(name));
 
   const carried: ActiveSkill[] = [];
   if (mode === "carry") {

@@ -3,6 +3,7 @@
  * for as long as the skill is active. Only names ever reach model-visible text; values leave
  * the session solely through `envValuesFor`, for the host to pass to the process it runs.
  */
+import { setOwnProperty } from "../package/own-property.js";
 import type { ConversationState } from "./state.js";
 
 export function grantedEnvNames(state: ConversationState): string[] {
@@ -22,7 +23,7 @@ export function envValuesFor(
   for (const key of keys) {
     if (!granted.has(key) || !Object.prototype.hasOwnProperty.call(env, key)) continue;
     const value = env[key];
-    if (typeof value === "string") values[key] = value;
+    if (typeof value === "string") setOwnProperty(values, key, value);
   }
   return values;
 }

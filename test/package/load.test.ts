@@ -176,6 +176,16 @@ test("the quoting retry leaves block scalars and nested mappings as written", ()
   assert.deepEqual(diagnostics.map((d) => d.code), ["yaml_quoted_retry"]);
 });
 
+test("an extra key spelled __proto__ is kept as a key, not taken as the prototype", () => {
+  const dir = rawSkill("proto-key", "---\nname: proto-key\ndescription: d\n__proto__:\n  disable-model-invocation: true\n---\n");
+  const { skill } = loadSkillSync(dir);
+  const extra = skill!.manifest.extra;
+  assert.deepEqual(Object.keys(extra), ["__proto__"]);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(extra, "__proto__")?.value, { "disable-model-invocation": true });
+  assert.equal(Object.getPrototypeOf(extra), Object.prototype);
+  assert.equal(skill!.manifest.disableModelInvocation, false);
+});
+
 test("frontmatter nested deeper than the parser's stack is refused with the depth message", () => {
   const deep = `${"[".repeat(20000)}${"]".repeat(20000)}`;
   const dir = rawSkill("deep", `---\nname: deep\ndescription: d\nx: ${deep}\n---\n`);

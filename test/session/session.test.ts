@@ -105,6 +105,14 @@ describe("compaction", () => {
     assert.deepEqual(session.beginCompaction().commit().digests, {});
   });
 
+  it("keeps a digest at a call id spelled like an object's prototype key", async () => {
+    const { session } = await sessionOver({ alpha: { body: "Alpha steps." } });
+    await session.call({ name: "alpha" }, { toolCallId: "__proto__" });
+    const digests = session.beginCompaction().commit().digests;
+    assert.deepEqual(Object.keys(digests), ["__proto__"]);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(digests, "__proto__")?.value, { ok: true, error: null, data: { name: "alpha", status: "loaded", compacted: true } });
+  });
+
   it("carries the newer of two skills of 2/3 budget each verbatim and names the older", async () => {
     const budget = 300;
     const older = bodyOfBytes("OLDER-BODY", 200);

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import type { Availability } from "../../access/types.js";
 import type { Diagnostic } from "../../package/diagnostic.js";
+import { setOwnProperty } from "../../package/own-property.js";
 import { listResources, type ResourceListing } from "../../package/resources.js";
 import type { RegisteredSkill } from "../../registry/types.js";
 import { closeNames } from "../../tool/suggest.js";
@@ -74,7 +75,7 @@ function frontmatterOf(skill: RegisteredSkill): Record<string, unknown> {
   if (m.allowedTools !== null) fields["allowed-tools"] = m.allowedTools;
   if (m.tools !== null) fields.tools = m.tools;
   if (m.disableModelInvocation) fields["disable-model-invocation"] = true;
-  for (const [key, value] of Object.entries(m.extra)) fields[key] = value;
+  for (const [key, value] of Object.entries(m.extra)) setOwnProperty(fields, key, value);
   return fields;
 }
 
