@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { createSkillRuntime } from "../src/runtime.js";
 import { tempDir, writeSkill } from "./registry/skill-tree.js";
+import { eventually } from "./support/eventually.js";
 
 test("with no sources, the default project and user directories are scanned; missing ones are silent", async (t) => {
   const cwd = tempDir(t, "skillport-runtime-cwd-");
@@ -94,6 +96,33 @@ test("watching: a new skill in a source refreshes the registry and fires onChang
   writeSkill(path.join(root, "nested"), "arrived");
   assert.deepEqual(await changed, ["existing", "arrived"]);
   assert.ok(runtime.registry().get("arrived"));
+});
+
+test("watching follows a source replaced by another directory, or removed and made again", async (t) => {
+  const parent = tempDir(t);
+  const root = path.join(parent, "skills");
+  writeSkill(root, "first");
+  const runtime = await createSkillRuntime({ sources: [{ path: root, origin: "global" }], env: {}, watch: true, watchDebounceMs: 30 });
+  t.after(() => runtime.close());
+  const names = () => runtime.registry().list().map((s) => s.name);
+
+  // A checkout or copy-over: another directory renamed into the source's place.
+  writeSkill(`${root}.new`, "swapped-in");
+  fs.rmSync(root, { recursive: true });
+  fs.renameSync(`${root}.new`, root);
+  await eventually(() => names().join() === "swapped-in", "the swap to be seen");
+  writeSkill(root, "after-swap");
+  await eventually(() => names().includes("after-swap"), "a skill written into the swapped-in directory to be seen");
+
+  // Removed, then made again a moment later: the source is looked for until it is back.
+  fs.rmSync(root, { recursive: true });
+  await eventually(() => names().length === 0, "the removal to be seen");
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  writeSkill(root, "recreated");
+  await eventually(() => names().includes("recreated"), "the recreated source to be seen");
+  writeSkill(root, "after-recreate");
+  await eventually(() => names().includes("after-recreate"), "a skill written into the recreated source to be seen");
+  assert.deepEqual(runtime.diagnostics().filter((d) => d.code === "watch_failed"), []);
 });
 
 test("a watching runtime lets the process exit once closed", () => {
