@@ -169,6 +169,8 @@ function reasonOf(error: unknown): ReadErrorReason {
   switch (errorCode(error)) {
     case "ENOENT":
     case "ENOTDIR":
+    // A name longer than the file system allows cannot name a file there.
+    case "ENAMETOOLONG":
       return "not_found";
     case "ELOOP":
       return "illegal_path";

@@ -4,7 +4,8 @@
  * (the model runs them directly); references and assets are skill-relative (the model reads
  * them through the tool). Symlinked directories are not descended: a listing must not loop.
  * A symlink whose target lies outside the skill's real directory is left out: the listing
- * must not offer a file that a confined read would refuse.
+ * must not offer a file that a confined read would refuse. So is a name holding a backslash,
+ * which a read takes for a separator (models write Windows paths): it could never be read.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -51,7 +52,7 @@ export function listResources(dir: string): ResourceListing {
       }
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       for (const entry of entries) {
-        if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+        if (entry.name.startsWith(".") || entry.name === "node_modules" || entry.name.includes("\\")) continue;
         const childRel = `${rel}/${entry.name}`;
         let isDir = entry.isDirectory();
         let isFile = entry.isFile();

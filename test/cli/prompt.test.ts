@@ -35,6 +35,14 @@ test("prompt --budget keeps the catalog within the budget", async () => {
   assert.ok(text.length > 0 && [...text].length <= budget, `${[...text].length} chars`);
 });
 
+test("prompt --budget too small for one skill says so, not that there are no skills", async () => {
+  const run = await runCli(["prompt", "--root", CORPUS, "--budget", "60"], opts);
+  assert.equal(run.code, 0);
+  assert.equal(run.stdout, "");
+  assert.match(run.stderr, /budget of 60 characters leaves no room/);
+  assert.doesNotMatch(run.stderr, /No skills found/);
+});
+
 test("prompt --skills-ref prints the reference to-prompt output with SKILL.md locations", async () => {
   const run = await runCli(["prompt", "--root", tree.cleanRoot, "--skills-ref"], opts);
   assert.equal(run.code, 0);

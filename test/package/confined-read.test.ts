@@ -149,6 +149,12 @@ test("a cut that lands on a four-byte character keeps whole characters only", as
   }
 });
 
+test("a path component longer than the file system allows is not_found", async () => {
+  const result = await readConfinedFile(skill, `references/${"x".repeat(300)}.md`);
+  assert.equal(result.ok, false);
+  assert.equal(!result.ok && result.reason, "not_found");
+});
+
 test("a missing skill directory is not_found, never a throw", async () => {
   const result = await readConfinedFile(path.join(root, "gone"), "SKILL.md");
   assert.equal(!result.ok && result.reason, "not_found");

@@ -6,6 +6,7 @@ import { test } from "node:test";
 import { readSkillBody } from "../../src/package/body.js";
 import { loadSkillSync } from "../../src/package/load.js";
 import { listResources } from "../../src/package/resources.js";
+import { readConfinedFile } from "../../src/package/confined-read.js";
 import { CORPUS, EXAMPLES, tempDir, writeSkill } from "../support/tmp.js";
 
 const root = tempDir();
@@ -254,6 +255,16 @@ test("resources never list a symlink that escapes the skill", () => {
   const listing = listResources(dir);
   assert.deepEqual(listing.references, ["references/alias.md", "references/own.md"]);
   assert.deepEqual(listing.assets, []);
+});
+
+test("a resource whose name holds a backslash is not listed: a read takes the backslash for a separator", async () => {
+  const dir = writeSkill(root, "backslash", "name: backslash\ndescription: d");
+  fs.mkdirSync(path.join(dir, "references"));
+  fs.writeFileSync(path.join(dir, "references", "back\\slash.md"), "unreachable");
+  fs.writeFileSync(path.join(dir, "references", "plain.md"), "plain");
+  assert.deepEqual(listResources(dir).references, ["references/plain.md"]);
+  const read = await readConfinedFile(dir, "references/back\\slash.md");
+  assert.equal(read.ok, false, "the read refuses what the listing leaves out");
 });
 
 test("tools: [] is refused", () => {

@@ -44,6 +44,8 @@ export async function promptCommand(options: PromptOptions, out: CliOutput): Pro
       writeJson(out, { format: options.skillsRef ? "skills-ref" : options.format, count: skills.length, toolAvailable: registry.toolAvailable, text });
     } else if (text !== "") {
       out.data(`${text}\n`);
+    } else if (registry.toolAvailable && options.budget && renderCatalog(skills, { format: options.format }) !== "") {
+      out.log(`The budget of ${options.budget} characters leaves no room for a single skill, so the catalog is empty; raise --budget.`);
     } else if (registry.toolAvailable) {
       out.log("No skills found: the catalog is empty, so a system prompt should carry no skills block.");
     }
