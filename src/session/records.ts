@@ -131,7 +131,12 @@ export function isSessionRecord(value: unknown): value is SessionRecord {
         value.v === 1 &&
         typeof value.id === "string" &&
         (value.compaction === "carry" || value.compaction === "reload") &&
-        typeof value.carryBudgetBytes === "number"
+        // A header a restore would refuse as an option is a foreign line, skipped and reported.
+        typeof value.carryBudgetBytes === "number" &&
+        Number.isFinite(value.carryBudgetBytes) &&
+        value.carryBudgetBytes >= 0 &&
+        (value.projectId === undefined || typeof value.projectId === "string") &&
+        (value.agentId === undefined || typeof value.agentId === "string")
       );
     case "call":
       return (

@@ -194,8 +194,29 @@ export function createSession(host: SessionHost, options: SessionOptions = {}): 
  */
 export function restoreSession(host: SessionHost, logPath: string, options: SessionOptions = {}): Session {
   const read = readSessionLog(logPath);
-  const settings = settingsOf(options, lastHeader(read.records));
+  const header = lastHeader(read.records);
+  if (header) refuseForeignRestore(header, options, logPath);
+  const settings = settingsOf(options, header);
   return openSession(host, settings, fileLog(logPath), read.records, read.diagnostics);
+}
+
+/**
+ * A conversation's state (active skills, env grants, the pinned catalog) was decided under its
+ * own scope, so it is restored only as the session it is: under another agent or project it
+ * would hand that scope skills and secrets it may not see, and under another id it would be
+ * someone else's conversation (a hashed file name can be asked for as a plain id).
+ */
+function refuseForeignRestore(header: SessionHeaderRecord, options: SessionOptions, logPath: string): void {
+  const file = path.basename(logPath);
+  if (options.id !== undefined && options.id !== header.id) {
+    throw new Error(`Cannot restore session ${JSON.stringify(options.id)}: ${file} holds session ${JSON.stringify(header.id)}`);
+  }
+  for (const key of ["agentId", "projectId"] as const) {
+    if (options[key] !== undefined && options[key] !== header[key]) {
+      const logged = header[key] === undefined ? "none" : JSON.stringify(header[key]);
+      throw new Error(`Cannot restore ${file} with ${key} ${JSON.stringify(options[key])}: the conversation was held under ${key} ${logged}, and its active skills and env grants belong to that scope`);
+    }
+  }
 }
 
 function openSession(

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, it } from "node:test";
+import { logFileStem } from "../../src/session/log.js";
 import { restoreSession, type Session } from "../../src/session/session.js";
 import type { Envelope } from "../../src/tool/envelope.js";
 import { hostOf, runtimeOver } from "./host.js";
@@ -137,6 +138,35 @@ describe("restore from the log", () => {
     restored.close();
     const header = restored.history()[0];
     assert.ok(header?.type === "session" && header.agentId === "a1");
+  });
+
+  it("refuses to restore a conversation under another agent or project, or as another session", async () => {
+    const { host } = await fixture();
+    const live = host.session({ id: "conv-4", agentId: "a1" });
+    await live.call({ name: "keyed" });
+    live.close();
+    assert.throws(() => host.session({ id: "conv-4", agentId: "a2", restore: true }), /agentId "a2": the conversation was held under agentId "a1"/);
+    assert.throws(() => host.session({ id: "conv-4", projectId: "p1", restore: true }), /projectId "p1": the conversation was held under projectId none/);
+    const same = host.session({ id: "conv-4", agentId: "a1", restore: true });
+    assert.deepEqual(same.envGrants(), ["API_TOKEN"], "the same scope restores as before");
+    same.close();
+
+    // An id that is not a plain file name is stored under a hashed name, which is itself a plain id.
+    const odd = host.session({ id: "../victim" });
+    await odd.call({ name: "keyed" });
+    odd.close();
+    const stem = logFileStem("../victim");
+    assert.throws(() => host.session({ id: stem, restore: true }), /holds session "\.\.\/victim"/);
+  });
+
+  it("skips a header a restore could not use, with a diagnostic, rather than throwing", async () => {
+    const { host, root } = await fixture();
+    const file = path.join(root, "odd-header.jsonl");
+    fs.writeFileSync(file, `${JSON.stringify({ type: "session", v: 1, time: "t", id: "x", compaction: "carry", carryBudgetBytes: -1 })}\n`);
+    const restored = host.session({ log: file, restore: true });
+    assert.equal(restored.diagnostics().length, 1);
+    assert.match(restored.diagnostics()[0]!.message, /line 1/);
+    restored.close();
   });
 
   it("starts empty, without a diagnostic, when there is no log yet", async () => {
