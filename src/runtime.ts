@@ -35,8 +35,13 @@ export interface SkillRuntime {
   refresh(): Promise<RefreshOutcome>;
   /** The scoped registry of `(projectId?, agentId?)`; cached until the next snapshot, its requirement checks redone after every refresh. */
   registry(scope?: Scope): ScopedRegistryView;
-  /** Every diagnostic of the current snapshot (invalid skills, warnings, shadowed, loops, bounds), plus unwatchable sources and a failed last refresh. */
-  diagnostics(): Diagnostic[];
+  /**
+   * Every diagnostic of the current snapshot (invalid skills, warnings, shadowed, loops, bounds),
+   * plus unwatchable sources and a failed last refresh. Given a scope, only the snapshot's
+   * diagnostics that concern it: another agent's or project's private skills, their paths and
+   * their errors stay out of what a person acting as that scope is shown.
+   */
+  diagnostics(scope?: Scope): Diagnostic[];
   snapshot(): RegistrySnapshot;
   stats(): RegistryStats;
   /** Called after every swap to a changed snapshot (manual or watched refresh); returns an unsubscribe function. */
@@ -81,9 +86,10 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
   return {
     refresh: () => registry.refresh(),
     registry: (scope) => resolve(scope),
-    diagnostics: () => {
+    diagnostics: (scope) => {
       const failure = registry.failure();
-      return [...registry.snapshot().diagnostics, ...(watcher?.diagnostics ?? []), ...(failure ? [failure] : [])];
+      const loading = scope ? resolve(scope).diagnostics() : registry.snapshot().diagnostics;
+      return [...loading, ...(watcher?.diagnostics ?? []), ...(failure ? [failure] : [])];
     },
     snapshot: () => registry.snapshot(),
     stats: () => registry.stats(),
@@ -100,6 +106,6 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
 /** A project source without its own label shows under the label its project policy gives. */
 function withProjectLabel(source: SkillSource, projects: Record<string, ProjectPolicy>): SkillSource {
   if (source.label !== undefined || source.origin !== "project" || source.projectId === undefined) return source;
-  const label = projects[source.projectId]?.label;
+  const label = Object.hasOwn(projects, source.projectId) ? projects[source.projectId]?.label : undefined;
   return label === undefined ? source : { ...source, label };
 }

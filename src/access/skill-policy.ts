@@ -24,9 +24,14 @@ export interface ScopePolicies {
 
 export function policiesOfScope(scope: Scope, policies: SkillPolicies): ScopePolicies {
   return {
-    agent: scope.agentId !== undefined ? policies.agents?.[scope.agentId] : undefined,
-    project: scope.projectId !== undefined ? (policies.projects?.[scope.projectId] ?? {}) : undefined,
+    agent: scope.agentId !== undefined ? ownPolicy(policies.agents, scope.agentId) : undefined,
+    project: scope.projectId !== undefined ? (ownPolicy(policies.projects, scope.projectId) ?? {}) : undefined,
   };
+}
+
+/** Own entries only: an agent named `constructor` or `toString` must not get Object.prototype's member as its policy. */
+function ownPolicy<P>(policies: Readonly<Record<string, P>> | undefined, id: string): P | undefined {
+  return policies !== undefined && Object.hasOwn(policies, id) ? policies[id] : undefined;
 }
 
 /** The skills a scope may use, one per name, in the snapshot's precedence order. */

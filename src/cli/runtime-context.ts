@@ -73,11 +73,17 @@ export async function openRuntime(
 }
 
 // An id nobody defined is not an error (policies default to "everything"), but it is almost always a typo.
+/** True when the command acts as an agent or a project rather than as the unscoped operator. */
+export function isScoped(scope: Scope): boolean {
+  return scope.agentId !== undefined || scope.projectId !== undefined;
+}
+
 function warnAboutUnknownScope(scope: Scope, config: SkillportConfig | null, sources: SkillSource[] | undefined, out: CliOutput): void {
-  if (scope.agentId && !config?.agents[scope.agentId] && !sources?.some((s) => s.agentId === scope.agentId)) {
+  // Own keys only: an agent named `constructor` is not defined by Object.prototype.
+  if (scope.agentId && !(config && Object.hasOwn(config.agents, scope.agentId)) && !sources?.some((s) => s.agentId === scope.agentId)) {
     out.log(`warning: agent '${scope.agentId}' is not defined in ${config ? config.file : "any config file"}; no agent policy applies`);
   }
-  if (scope.projectId && !config?.projects[scope.projectId] && !sources?.some((s) => s.projectId === scope.projectId)) {
+  if (scope.projectId && !(config && Object.hasOwn(config.projects, scope.projectId)) && !sources?.some((s) => s.projectId === scope.projectId)) {
     out.log(`warning: project '${scope.projectId}' is not defined in ${config ? config.file : "any config file"}; it has no skills or policy`);
   }
 }

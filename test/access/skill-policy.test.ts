@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import * as path from "node:path";
 import { test, type TestContext } from "node:test";
 import { buildScopedRegistry } from "../../src/access/scoped-registry.js";
-import type { SkillPolicies } from "../../src/access/skill-policy.js";
+import { policiesOfScope, type SkillPolicies } from "../../src/access/skill-policy.js";
 import type { Scope } from "../../src/access/types.js";
 import { createRegistry } from "../../src/registry/registry.js";
 import type { RegistrySnapshot, SkillSource } from "../../src/registry/types.js";
@@ -152,4 +152,12 @@ test("the scoped registry reports whether the skill tool is effective for its sc
   assert.equal(buildScopedRegistry(snapshot, { projectId: "unconfigured" }, withTools).toolAvailable, true);
   assert.equal(buildScopedRegistry(snapshot, { projectId: "locked" }, withTools).toolAvailable, false);
   assert.equal(buildScopedRegistry(snapshot, { agentId: "denied" }, withTools).toolAvailable, false);
+});
+
+test("an agent or project named like an Object.prototype member has no policy but its own", () => {
+  const policies: SkillPolicies = { agents: { reviewer: { allowedSkills: ["a"] } }, projects: {} };
+  for (const id of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+    assert.deepEqual(policiesOfScope({ agentId: id, projectId: id }, policies), { agent: undefined, project: {} }, id);
+  }
+  assert.deepEqual(policiesOfScope({ agentId: "reviewer" }, policies).agent, { allowedSkills: ["a"] });
 });

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { jsonOf, runCli } from "./cli-process.js";
 import { cliTree } from "./skill-fixtures.js";
+import { tempDir, writeSkill } from "../support/tmp.js";
 
 const tree = cliTree();
 const opts = { cwd: tree.cwd, env: tree.env };
@@ -48,4 +50,29 @@ test("a clean tree passes with exit 0", async () => {
   const run = await runCli(["doctor", "--root", tree.cleanRoot], opts);
   assert.equal(run.code, 0, run.stdout);
   assert.equal(run.stdout, "1 skill loaded; 0 errors, 0 warnings\n");
+});
+
+test("acting as one agent, doctor and show say nothing of another agent's private skills", async () => {
+  const dir = tempDir("skillport-scoped-");
+  writeSkill(path.join(dir, "a"), "payroll-export", "name: payroll-export\ndescription: [unclosed");
+  writeSkill(path.join(dir, "g"), "shared", "name: shared\ndescription: Shared by everyone.");
+  const config = path.join(dir, "skillport.config.json");
+  fs.writeFileSync(
+    config,
+    JSON.stringify({ sources: [{ path: "./a", origin: "agent", agentId: "A" }, { path: "./g", origin: "global" }], agents: { A: {}, B: {} } }),
+  );
+  const scoped = { cwd: dir, env: tree.env };
+
+  const asB = await runCli(["doctor", "--config", config, "--agent", "B", "--json"], scoped);
+  assert.equal(asB.code, 0, asB.stdout);
+  assert.deepEqual(jsonOf<DoctorJson>(asB).diagnostics, []);
+  const asA = await runCli(["doctor", "--config", config, "--agent", "A", "--json"], scoped);
+  assert.equal(asA.code, 1, "the owner sees its own broken skill");
+  assert.ok(jsonOf<DoctorJson>(asA).diagnostics.some((d) => d.path.includes(path.join("a", "payroll-export"))));
+
+  const hidden = await runCli(["show", "payroll-export", "--config", config, "--agent", "B"], scoped);
+  const missing = await runCli(["show", "no-such-skill", "--config", config, "--agent", "B"], scoped);
+  assert.equal(hidden.code, missing.code);
+  assert.equal(hidden.stderr.replace("payroll-export", "X"), missing.stderr.replace("no-such-skill", "X"), "a hidden skill reads as a missing one");
+  assert.doesNotMatch(hidden.stdout + hidden.stderr, /payroll-export\/SKILL\.md|Invalid YAML|unclosed/i);
 });

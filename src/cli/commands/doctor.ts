@@ -6,7 +6,7 @@ import type { CommandHost } from "../command-host.js";
 import { addCommonOptions, type CommonOptions } from "../common-options.js";
 import { EXIT_FAILURE_FOUND, EXIT_OK, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
-import { withRuntime } from "../runtime-context.js";
+import { isScoped, withRuntime } from "../runtime-context.js";
 import { compareSkills } from "../../registry/order.js";
 
 export function registerDoctorCommand(program: Command, { out, run }: CommandHost): void {
@@ -20,7 +20,8 @@ export function registerDoctorCommand(program: Command, { out, run }: CommandHos
 export async function doctorCommand(options: CommonOptions, out: CliOutput): Promise<ExitCode> {
   return withRuntime(options, out, async ({ runtime, scope, cwd }): Promise<ExitCode> => {
     const registry = runtime.registry(scope);
-    const diagnostics = [...runtime.diagnostics(), ...requirementDiagnostics(registry)];
+    // A person acting as an agent or project sees what that scope sees, and no other's errors.
+    const diagnostics = [...runtime.diagnostics(isScoped(scope) ? scope : undefined), ...requirementDiagnostics(registry)];
     const errors = diagnostics.filter((d) => d.severity === "error").length;
     const warnings = diagnostics.length - errors;
     const skills = registry.all().length;

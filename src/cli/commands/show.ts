@@ -12,7 +12,7 @@ import { addCommonOptions, type CommonOptions } from "../common-options.js";
 import { CliError, EXIT_FAILURE_FOUND, EXIT_OK, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
 import { requirementsText } from "../requirement-text.js";
-import { withRuntime } from "../runtime-context.js";
+import { isScoped, withRuntime } from "../runtime-context.js";
 
 export function registerShowCommand(program: Command, { out, run }: CommandHost): void {
   addCommonOptions(
@@ -43,7 +43,8 @@ export async function showCommand(name: string, options: CommonOptions, out: Cli
   return withRuntime(options, out, async ({ runtime, scope }): Promise<ExitCode> => {
     const registry = runtime.registry(scope);
     const skill = registry.all().find((s) => s.name === name);
-    const all = runtime.diagnostics();
+    // A person acting as an agent or project sees what that scope sees, and no other's errors.
+    const all = runtime.diagnostics(isScoped(scope) ? scope : undefined);
     if (!skill) throw notFound(name, registry.all().map((s) => s.name), all);
     const details: SkillDetails = {
       name: skill.name,
