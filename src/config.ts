@@ -10,6 +10,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import type * as Zod from "zod";
 import type { AgentPolicy, ProjectPolicy } from "./access/types.js";
+import { readRegularFileSync } from "./package/regular-file.js";
 import type { SkillSource } from "./registry/types.js";
 
 export const DEFAULT_CONFIG_FILE = "skillport.config.json";
@@ -92,10 +93,17 @@ export function loadConfigFile(file: string, home: string = os.homedir()): Skill
   const absolute = path.resolve(file);
   let text: string;
   try {
-    text = fs.readFileSync(absolute, "utf8");
+    text = readRegularFileSync(absolute);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const detail = code === "ENOENT" ? "file does not exist" : code === "EISDIR" ? "is a directory, not a JSON file" : `cannot be read (${code ?? String(error)})`;
+    const detail =
+      code === "ENOENT"
+        ? "file does not exist"
+        : code === "EISDIR"
+          ? "is a directory, not a JSON file"
+          : code === "ENOTREG"
+            ? "is not a regular file (a FIFO or a device would block the read)"
+            : `cannot be read (${code ?? String(error)})`;
     throw new ConfigError(absolute, null, detail);
   }
   return parseConfig(text, absolute, home);
@@ -109,6 +117,8 @@ export function parseConfig(text: string, file: string, home: string = os.homedi
   } catch (error) {
     throw new ConfigError(file, null, `not valid JSON: ${jsonErrorWithLocation(text, error as Error)}`);
   }
+  const unsafe = unsafeKey(text);
+  if (unsafe) throw new ConfigError(file, null, unsafe);
   const parsed = (schema ??= buildSchema()).safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -126,6 +136,38 @@ export function parseConfig(text: string, file: string, home: string = os.homedi
     });
   }
   return config;
+}
+
+/**
+ * A key that would change the policy without a word, in text `JSON.parse` has accepted: a key
+ * given twice in one object (the parser keeps the last, so `"r": {allowedSkills…}, "r": {}`
+ * quietly drops a restriction), or `__proto__` (the schema's records drop it unchecked).
+ */
+function unsafeKey(text: string): string | null {
+  // One set of keys per open object; null for an open array.
+  const open: Array<Set<string> | null> = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "{") open.push(new Set());
+    else if (c === "[") open.push(null);
+    else if (c === "}" || c === "]") open.pop();
+    else if (c === '"') {
+      let end = i + 1;
+      while (text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+      let next = end + 1;
+      while (next < text.length && (text[next] === " " || text[next] === "\t" || text[next] === "\n" || text[next] === "\r")) next++;
+      const keys = open[open.length - 1];
+      if (keys && text[next] === ":") {
+        const key = JSON.parse(text.slice(i, end + 1)) as string;
+        const line = text.slice(0, i).split("\n").length;
+        if (key === "__proto__") return `the key "__proto__" (line ${line}) is not allowed: it names no agent, project or setting`;
+        if (keys.has(key)) return `the key ${JSON.stringify(key)} appears twice in one object (line ${line}); a later entry would silently replace the earlier one`;
+        keys.add(key);
+      }
+      i = end;
+    }
+  }
+  return null;
 }
 
 /** The config file to use: the one asked for, else `./skillport.config.json` when it exists, else none. */

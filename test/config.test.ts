@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
@@ -85,6 +86,25 @@ test("loadConfigFile reads from disk and says when the file is missing", () => {
   assert.deepEqual(loadConfigFile(file, HOME).sources, [{ path: path.join(dir, "skills"), origin: "global" }]);
   assert.throws(() => loadConfigFile(path.join(dir, "nope.json")), /nope\.json: file does not exist$/);
   assert.throws(() => loadConfigFile(dir), /is a directory, not a JSON file$/);
+});
+
+test("a key given twice in one object, or __proto__, is refused: either would change the policy without a word", () => {
+  const twice = configError('{\n  "agents": {\n    "r": { "allowedSkills": ["alpha"] },\n    "r": {}\n  }\n}');
+  assert.match(twice.message, /the key "r" appears twice in one object \(line 4\)/);
+  const proto = configError('{ "agents": { "__proto__": { "allowedSkills": ["alpha"] } } }');
+  assert.match(proto.message, /the key "__proto__" \(line 1\) is not allowed/);
+  // The same name in different objects, and in strings that are values, is fine.
+  const fine = parseConfig('{ "agents": { "r": { "allowedSkills": ["r"] } }, "projects": { "r": {} } }', "/x/c.json", HOME);
+  assert.deepEqual(Object.keys(fine.agents), ["r"]);
+  assert.deepEqual(Object.keys(parseConfig('{ "agents": { "a\\"b": {}, "a\\"c": {} } }', "/x/c.json", HOME).agents), ['a"b', 'a"c']);
+});
+
+test("a FIFO where the config file should be is refused at once, never waited on", { skip: process.platform === "win32" }, () => {
+  const dir = tempDir("skillport-config-");
+  const fifo = path.join(dir, "skillport.config.json");
+  const made = spawnSync("mkfifo", [fifo]);
+  assert.equal(made.status, 0, String(made.stderr));
+  assert.throws(() => loadConfigFile(fifo, HOME), /is not a regular file/);
 });
 
 test("findConfigFile: an explicit file wins, else ./skillport.config.json when present, else none", () => {

@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { createHash } from "node:crypto";
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
+import { openRegularFileSync, readRegularFileSync } from "../package/regular-file.js";
 import { isSessionRecord, type SessionRecord } from "./records.js";
 
 export interface SessionLog {
@@ -69,13 +70,16 @@ export function memoryLog(): SessionLog {
 /** A JSONL file log, opened lazily so a session that never calls the tool leaves no file. */
 export function fileLog(filePath: string): SessionLog {
   let fd: number | null = null;
+  // A log that cannot be written fails every record the same way: it is reported once, and again
+  // only after a write has worked in between, so the diagnostics stay bounded.
+  let failing = false;
   // A previous writer may have died mid-line; the next record must not be glued onto it.
   let startOnFreshLine = false;
 
   function open(): number {
     if (fd !== null) return fd;
     fs.mkdirSync(path.dirname(filePath), { recursive: true });
-    const opened = fs.openSync(filePath, "a+");
+    const opened = openRegularFileSync(filePath, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o666);
     try {
       const size = fs.fstatSync(opened).size;
       if (size > 0) {
@@ -109,10 +113,13 @@ export function fileLog(filePath: string): SessionLog {
         writeAll(target, Buffer.from(line, "utf8"));
         startOnFreshLine = false;
         if (options?.sync) fs.fsyncSync(target);
+        failing = false;
         return null;
       } catch (error) {
         // Part of the line may have reached the file; the next record starts on its own line.
         startOnFreshLine = true;
+        if (failing) return null;
+        failing = true;
         return fail("append to", error);
       }
     },
@@ -150,7 +157,7 @@ export function fileLog(filePath: string): SessionLog {
 export function readSessionLog(filePath: string): LogReadResult {
   let text: string;
   try {
-    text = fs.readFileSync(filePath, "utf8");
+    text = readRegularFileSync(filePath);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { records: [], diagnostics: [] };
     return {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, it } from "node:test";
@@ -91,6 +91,24 @@ describe("reading and appending", () => {
     assert.equal(envelope.ok, true);
     assert.deepEqual(session.loaded(), ["alpha"]);
     assert.ok(session.diagnostics().some((entry) => entry.code === "session_log_write_failed"));
+    await session.call({});
+    await session.call({ name: "alpha" });
+    assert.equal(session.diagnostics().filter((entry) => entry.code === "session_log_write_failed").length, 1, "reported once, not per record");
+  });
+
+  it("a FIFO at the log's path is refused at once: reading, restoring and writing never block", { skip: process.platform === "win32" }, async () => {
+    const fifo = path.join(realTempDir("skillport-log"), "s.jsonl");
+    const made = spawnSync("mkfifo", [fifo]);
+    assert.equal(made.status, 0, String(made.stderr));
+    const read = readSessionLog(fifo);
+    assert.deepEqual(read.records, []);
+    assert.match(read.diagnostics[0]?.message ?? "", /not a regular file/);
+    const { runtime } = await runtimeOver({ alpha: {} });
+    assert.deepEqual(runtime.session({ log: fifo, restore: true }).loaded(), []);
+    const session = runtime.session({ log: fifo });
+    // More than a pipe's 64 KiB of records: a blocking write would have stopped here.
+    for (let i = 0; i < 300; i++) assert.equal((await session.call({})).ok, true);
+    assert.equal(session.diagnostics().filter((entry) => entry.code === "session_log_write_failed").length, 1);
   });
 });
 
