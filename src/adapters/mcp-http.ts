@@ -169,14 +169,16 @@ function trackActivity(entry: Entry, res: http.ServerResponse): void {
 
 /**
  * On a loopback bind, only loopback Host and Origin values are served: a web page that
- * rebinds its own domain name to 127.0.0.1 still sends its own name, and is refused.
+ * rebinds its own domain name to 127.0.0.1 still sends its own name, and is refused. So is the
+ * opaque origin `null`, which any page can send from a sandboxed frame; clients that are not
+ * browsers send no Origin at all.
  */
 function hostAllowed(req: http.IncomingMessage, boundHost: string): boolean {
   if (!isLoopback(boundHost)) return true;
   const hostHeader = req.headers.host;
   if (hostHeader && !LOOPBACK_NAMES.has(hostnameOf(`http://${hostHeader}`))) return false;
   const origin = req.headers.origin;
-  if (origin && origin !== "null" && !LOOPBACK_NAMES.has(hostnameOf(origin))) return false;
+  if (origin !== undefined && !LOOPBACK_NAMES.has(hostnameOf(origin))) return false;
   return true;
 }
 

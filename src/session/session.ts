@@ -247,9 +247,24 @@ function openSession(
   const scoped = (): ScopedRegistry => selectSkills(host.resolveRegistry(settings.scope), settings.selection);
   const inner = createSkillTool({ resolveRegistry: scoped, refreshSkills: () => host.refresh() });
 
+  // The header and the pinned catalog wait in memory until the session records something of its
+  // own: a connection that only asked for the catalog (every MCP initialize does, even one the
+  // transport then refuses) must leave no file behind.
+  const held: SessionRecord[] = [];
+  let holding = replay.length === 0;
+
   function write(record: SessionRecord, sync = false): void {
     records.push(record);
     applyRecord(state, record);
+    if (holding && (record.type === "session" || record.type === "catalog")) {
+      held.push(record);
+      return;
+    }
+    holding = false;
+    for (const earlier of held.splice(0)) {
+      const problem = log.append(earlier);
+      if (problem) diagnostics.push(problem);
+    }
     const problem = log.append(record, { sync });
     if (problem) diagnostics.push(problem);
   }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import * as fs from "node:fs";
 import http from "node:http";
 import * as path from "node:path";
 import { after, before, test } from "node:test";
@@ -129,6 +130,19 @@ test("a request naming a foreign Host (DNS rebinding) is refused on a loopback b
     body: INITIALIZE,
   });
   assert.equal(foreignOrigin.status, 403);
+  // The opaque origin any page can send from a sandboxed frame.
+  const opaque = await rawRequest({ path: "/mcp", method: "POST", headers: { ...POST_HEADERS, origin: "null" }, body: INITIALIZE });
+  assert.equal(opaque.status, 403);
+});
+
+test("an initialize the transport refuses leaves no session log behind", async () => {
+  const logsNow = () => (fs.existsSync(tree.logDir) ? fs.readdirSync(tree.logDir).length : 0);
+  const before = logsNow();
+  const wrongType = await rawRequest({ path: "/mcp", method: "POST", headers: { ...POST_HEADERS, "content-type": "text/plain" }, body: INITIALIZE });
+  assert.equal(wrongType.status, 415);
+  const wrongAccept = await rawRequest({ path: "/mcp", method: "POST", headers: { ...POST_HEADERS, accept: "text/html" }, body: INITIALIZE });
+  assert.equal(wrongAccept.status, 406);
+  assert.equal(logsNow(), before);
 });
 
 test("a port already in use is a usage error (exit 2) that says what to do", async () => {

@@ -77,6 +77,25 @@ describe("reading and appending", () => {
     assert.equal(read.diagnostics.length, 1);
   });
 
+  it("leaves no file for a session that only asked for its catalog; the first call writes header, catalog and call", async () => {
+    const dir = realTempDir("skillport-log");
+    const { runtime } = await runtimeOver({ alpha: {} });
+    const idle = runtime.session({ id: "idle", log: dir });
+    assert.match(idle.catalogText(), /alpha/);
+    idle.close();
+    assert.deepEqual(fs.readdirSync(dir), []);
+
+    const used = runtime.session({ id: "used", log: dir });
+    const catalog = used.catalogText();
+    await used.call({ name: "alpha" });
+    used.close();
+    const { records } = readSessionLog(path.join(dir, "used.jsonl"));
+    assert.deepEqual(records.map((r) => r.type), ["session", "catalog", "call"]);
+    const restored = runtime.session({ id: "used", log: dir, restore: true });
+    assert.equal(restored.catalogText(), catalog, "the pinned catalog came back from the file");
+    restored.close();
+  });
+
   it("reads a missing file as an empty log", () => {
     assert.deepEqual(readSessionLog(path.join(realTempDir("skillport-log"), "none.jsonl")), { records: [], diagnostics: [] });
   });
