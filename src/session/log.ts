@@ -42,14 +42,16 @@ export function logFileStem(id: string): string {
 
 /**
  * Where a session's log lives. `false` keeps it in memory. A string ending in `.jsonl` is the
- * file itself; any other string is a directory that holds `<id>.jsonl`.
+ * file itself; any other string is a directory that holds `<id>.jsonl`, and so is one ending in
+ * a separator, whatever its name (`--log-dir sessions.jsonl` means a directory).
  */
 export function resolveLogPath(cwd: string, id: string, option: string | false | undefined): string | null {
   if (option === false) return null;
   const fileName = `${logFileStem(id)}.jsonl`;
   if (option === undefined) return path.resolve(cwd, ".skillport", "sessions", fileName);
   const target = path.resolve(cwd, option);
-  if (target.endsWith(".jsonl")) return target;
+  const namesDirectory = option.endsWith("/") || option.endsWith(path.sep);
+  if (target.endsWith(".jsonl") && !namesDirectory) return target;
   return path.join(target, fileName);
 }
 

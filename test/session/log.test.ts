@@ -27,6 +27,11 @@ describe("log location", () => {
     assert.equal(resolveLogPath("/w", "abc", false), null);
   });
 
+  it("takes a path ending in a separator as a directory, whatever its name", () => {
+    assert.equal(resolveLogPath("/w", "s1", "logs.jsonl/"), path.resolve("/w/logs.jsonl/s1.jsonl"));
+    assert.equal(resolveLogPath("/w", "s1", "logs.jsonl"), path.resolve("/w/logs.jsonl"));
+  });
+
   it("never lets a session id climb out of the log directory", () => {
     for (const id of ["../../etc/passwd", "a/b", "..", ".hidden", "x".repeat(200)]) {
       const stem = logFileStem(id);

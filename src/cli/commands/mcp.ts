@@ -55,7 +55,8 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   const { runtime, scope, cwd } = context;
   const session: SessionOptions = {
     ...scope,
-    log: options.log === false ? false : options.logDir ? path.resolve(cwd, options.logDir) : path.join(cwd, ".skillport", "sessions"),
+    // A trailing separator: --log-dir is a directory even when its name ends in .jsonl.
+    log: options.log === false ? false : options.logDir ? path.resolve(cwd, options.logDir) + path.sep : path.join(cwd, ".skillport", "sessions"),
     catalog: { format: "xml", budgetChars: options.budget ?? DEFAULT_CATALOG_BUDGET_CHARS },
   };
   const serverOptions: McpServerOptions = { session, version: packageVersion(), log: (line) => out.log(line) };
