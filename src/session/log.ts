@@ -69,8 +69,18 @@ export function memoryLog(): SessionLog {
   };
 }
 
+/**
+ * Log files held by live sessions of this process. Two sessions appending to one file would
+ * interleave their records, and a restore would then replay both conversations as one.
+ */
+const liveLogs = new Set<string>();
+
 /** A JSONL file log, opened lazily so a session that never calls the tool leaves no file. */
 export function fileLog(filePath: string): SessionLog {
+  if (liveLogs.has(filePath)) {
+    throw new Error(`The session log ${path.basename(filePath)} is in use by a live session of this process; close that session before opening it again`);
+  }
+  liveLogs.add(filePath);
   let fd: number | null = null;
   // A log that cannot be written fails every record the same way: it is reported once, and again
   // only after a write has worked in between, so the diagnostics stay bounded.
@@ -135,6 +145,7 @@ export function fileLog(filePath: string): SessionLog {
       }
     },
     close() {
+      liveLogs.delete(filePath);
       if (fd === null) return null;
       const target = fd;
       fd = null;

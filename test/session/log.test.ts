@@ -128,7 +128,9 @@ describe("reading and appending", () => {
     assert.deepEqual(read.records, []);
     assert.match(read.diagnostics[0]?.message ?? "", /not a regular file/);
     const { runtime } = await runtimeOver({ alpha: {} });
-    assert.deepEqual(runtime.session({ log: fifo, restore: true }).loaded(), []);
+    const restored = runtime.session({ log: fifo, restore: true });
+    assert.deepEqual(restored.loaded(), []);
+    restored.close();
     const session = runtime.session({ log: fifo });
     // More than a pipe's 64 KiB of records: a blocking write would have stopped here.
     for (let i = 0; i < 300; i++) assert.equal((await session.call({})).ok, true);

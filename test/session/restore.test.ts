@@ -77,10 +77,14 @@ describe("restore from the log", () => {
     restored.close();
     const again = restoreSession(hostOf(runtime, cwd), restored.logPath ?? "");
     assert.equal(again.id, "conv-1", "the id comes from the log");
-    assert.deepEqual(observable(runtime.session({ log: restored.logPath ?? "", restore: true })).loaded, again.loaded());
     assert.deepEqual(again.loaded(), ["wide", "keyed", "reader"]);
     assert.equal(again.stats().find((stats) => stats.name === "wide")?.activations, 2);
+    // One live session per log: a second one would interleave its records with the first's.
+    assert.throws(() => runtime.session({ log: restored.logPath ?? "", restore: true }), /in use by a live session/);
     again.close();
+    const viaRuntime = runtime.session({ log: restored.logPath ?? "", restore: true });
+    assert.deepEqual(viaRuntime.loaded(), again.loaded());
+    viaRuntime.close();
   });
 
   it("gives the same narrowing as the live run after a skill dropped `tools` mid-conversation", async () => {
