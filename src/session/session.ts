@@ -125,13 +125,22 @@ function now(): string {
   return new Date().toISOString();
 }
 
-/** Arguments as they can be stored: a value JSON cannot hold is kept as its description. */
+/**
+ * Longest argument text a call record keeps whole. Nothing replays arguments (the envelope is
+ * the record of what happened), and a caller sending megabytes as a name must not make every
+ * call write megabytes to disk; the tool refuses such arguments anyway.
+ */
+const MAX_LOGGED_ARGS_CHARS = 8192;
+
+/** Arguments as they can be stored: a value JSON cannot hold is kept as its description; an oversized one as its start. */
 function loggable(args: unknown): unknown {
   try {
     const text = JSON.stringify(args);
-    return text === undefined ? null : (JSON.parse(text) as unknown);
+    if (text === undefined) return null;
+    if (text.length > MAX_LOGGED_ARGS_CHARS) return { truncated: text.slice(0, MAX_LOGGED_ARGS_CHARS), chars: text.length };
+    return JSON.parse(text) as unknown;
   } catch {
-    return { unserializable: String(args) };
+    return { unserializable: String(args).slice(0, MAX_LOGGED_ARGS_CHARS) };
   }
 }
 

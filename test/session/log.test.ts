@@ -101,6 +101,20 @@ describe("reading and appending", () => {
     restored.close();
   });
 
+  it("keeps the start of oversized arguments, not megabytes per call", async () => {
+    const dir = realTempDir("skillport-log");
+    const { runtime } = await runtimeOver({ alpha: {} });
+    const session = runtime.session({ id: "big", log: dir });
+    const envelope = await session.call({ name: "x".repeat(1_000_000) });
+    assert.equal(envelope.ok, false);
+    session.close();
+    assert.ok(fs.statSync(path.join(dir, "big.jsonl")).size < 20_000);
+    const call = readSessionLog(path.join(dir, "big.jsonl")).records.find((r) => r.type === "call");
+    assert.ok(call?.type === "call");
+    assert.deepEqual(Object.keys(call.args as object), ["truncated", "chars"]);
+    assert.equal((call.args as { chars: number }).chars, JSON.stringify({ name: "x".repeat(1_000_000) }).length);
+  });
+
   it("reads a missing file as an empty log", () => {
     assert.deepEqual(readSessionLog(path.join(realTempDir("skillport-log"), "none.jsonl")), { records: [], diagnostics: [] });
   });
