@@ -173,3 +173,34 @@ test("a deep diamond of dependencies evaluates without blowing up", async (t) =>
   const registry = await scoped(t, skills, { env: { TOKEN: "x" } });
   assert.deepEqual(registry.availability("level-0"), available());
 });
+
+test("a chain of 1,900 skill dependencies is answered, its message naming six levels", async (t) => {
+  const skills: Record<string, string> = {};
+  for (let i = 0; i < 1900; i++) skills[`c${i}`] = i < 1899 ? `skill: c${i + 1}` : "env: NOPE";
+  const registry = await scoped(t, skills, {});
+  const availability = registry.availability("c0");
+  assert.equal(availability?.status, "unavailable");
+  assert.deepEqual(availability.status === "unavailable" && availability.missing, [
+    "skill: c1 (needs skill: c2 (needs skill: c3 (needs skill: c4 (needs skill: c5 (needs skill: c6 (unavailable))))))",
+  ]);
+  assert.equal(registry.availability("c1899")?.status, "unavailable");
+});
+
+test("a message stays small when every level needs the next twice", async (t) => {
+  // Naming each path separately gave 2^20 copies of the bottom reason: a 60 MB message.
+  const skills: Record<string, string> = {};
+  for (let i = 0; i < 20; i++) skills[`d${i}`] = `all:\n  - skill: d${i + 1}\n  - skill: d${i + 1}`;
+  skills.d20 = "env: NOPE";
+  const registry = await scoped(t, skills, {});
+  const availability = registry.availability("d0");
+  assert.equal(availability?.status, "unavailable");
+  assert.ok(JSON.stringify(availability).length < 1000, JSON.stringify(availability).slice(0, 300));
+});
+
+test("a cycle that another branch satisfies runs, whichever skill is asked about first", async (t) => {
+  const skills = { e0: "any:\n  - skill: e1\n  - env: TOKEN", e1: "skill: e0", f0: "skill: f1", f1: "any:\n  - skill: f0\n  - env: TOKEN" };
+  const registry = await scoped(t, skills, { env: { TOKEN: "x" } });
+  assert.deepEqual(registry.availability("e1"), available());
+  assert.deepEqual(registry.availability("e0"), available());
+  assert.deepEqual(registry.availability("f0"), available());
+});
