@@ -62,9 +62,23 @@ function node(kind: string, value: unknown, depth: number): Requirement {
   throw new ShapeError(`unknown requirement kind '${kind}'`);
 }
 
+/**
+ * Names reach model-visible text (the env guidance of an activation, the reasons a skill is
+ * unavailable), so a name that could carry a line break or a tag is refused here. Env names are
+ * the portable kind every shell can set; other names may not hold control or format characters
+ * (line breaks, bidi overrides, zero-width joiners).
+ */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const CONTROL_OR_FORMAT = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+
 function leafName(kind: string, value: unknown): string {
   if (typeof value !== "string" || value.trim() === "") throw new ShapeError(`${kind} needs a non-empty name, got ${describe(value)}`);
-  return value.trim();
+  const name = value.trim();
+  if (kind === "env" && !ENV_NAME.test(name)) {
+    throw new ShapeError(`env names are letters, digits and _, not starting with a digit; got ${JSON.stringify(name.slice(0, 64))}`);
+  }
+  if (CONTROL_OR_FORMAT.test(name)) throw new ShapeError(`${kind} name holds a control or format character: ${JSON.stringify(name.slice(0, 64))}`);
+  return name;
 }
 
 function isMapping(v: unknown): v is Record<string, unknown> {
