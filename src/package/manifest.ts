@@ -5,6 +5,7 @@
  * live in `naming.ts`.
  */
 import { diagnostic, type Diagnostic } from "./diagnostic.js";
+import { hasUnshowableCharacter } from "./display-text.js";
 import { MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH } from "./limits.js";
 import { codePointLength, exceedsCodePoints, nameProblems, normalizeName } from "./naming.js";
 import { setOwnProperty } from "./own-property.js";
@@ -62,6 +63,12 @@ export function buildManifest(raw: Record<string, unknown>, skillFile: string, d
     // code is optimised, when each step of a `for...of` still allocates an iterator result.
     const problems = nameProblems(name, dirName);
     for (let i = 0; i < problems.length; i++) findings.warn(problems[i]!.code, problems[i]!.message);
+    // Bad characters only warn (SPEC §1), but a name is shown on one line in every listing and
+    // catalog, as itself: one holding a line break, a control or an invisible format character
+    // could forge entries there, so it cannot be used. A good name has no problems to look at.
+    if (problems.length > 0 && hasUnshowableCharacter(name)) {
+      findings.fail("name_unshowable", `Skill name ${JSON.stringify(name)} holds a line break, control or invisible format character; it could not be shown as itself`);
+    }
   }
   if (description !== null && exceedsCodePoints(description, MAX_DESCRIPTION_LENGTH)) {
     findings.warn("description_too_long", `Description exceeds ${MAX_DESCRIPTION_LENGTH} character limit (${codePointLength(description)} chars)`);

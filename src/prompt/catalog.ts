@@ -6,6 +6,7 @@
  */
 import type { SkillInfo } from "../access/types.js";
 import { compareNames, ORIGIN_RANK } from "../registry/order.js";
+import { oneLineText } from "../package/display-text.js";
 import type { Origin } from "../registry/types.js";
 import { escapeXml } from "./xml-escape.js";
 
@@ -47,7 +48,7 @@ function ordered(skills: readonly SkillInfo[]): Entry[] {
     .map((skill) => ({
       name: skill.name,
       // Line breaks inside a description would break the one-skill-per-line layout.
-      description: skill.description.replace(/\s+/g, " ").trim(),
+      description: oneLineText(skill.description),
       origin: skill.origin,
       label: skill.label,
     }))

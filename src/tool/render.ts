@@ -1,3 +1,4 @@
+import { oneLineText } from "../package/display-text.js";
 import { isListData, type Envelope, type ListData, type LoadedData } from "./envelope.js";
 
 export interface RenderOptions {
@@ -51,14 +52,11 @@ function renderList(data: ListData): string {
   ];
   for (const group of data.skill_groups) {
     lines.push("", `## ${group.label}`);
-    for (const skill of group.skills) lines.push(`- ${skill.name}: ${oneLine(skill.description)}`);
+    for (const skill of group.skills) lines.push(`- ${skill.name}: ${oneLineText(skill.description)}`);
   }
   return lines.join("\n");
 }
 
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}
 
 function escapeText(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");

@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { test } from "node:test";
 import { jsonOf, runCli } from "./cli-process.js";
 import { cliTree } from "./skill-fixtures.js";
+import { tempDir, writeSkill } from "../support/tmp.js";
 
 const tree = cliTree();
 const opts = { cwd: tree.cwd, env: tree.env };
@@ -79,4 +80,14 @@ test("show needs a name (usage error, exit 2)", async () => {
   const run = await runCli(["show", "--root", tree.root], opts);
   assert.equal(run.code, 2);
   assert.match(run.stderr, /missing required argument 'name'/);
+});
+
+test("show writes a field's terminal controls as escapes, never to the terminal itself", async () => {
+  const dir = tempDir("skillport-show-");
+  writeSkill(dir, "ansi", 'name: ansi\ndescription: plain\nlicense: "MIT\\e[2J"\ncompatibility: "c\\e]0;TITLE\\a"');
+  const run = await runCli(["show", "ansi", "--root", dir], opts);
+  assert.equal(run.code, 0, run.stderr);
+  assert.doesNotMatch(run.stdout, /\u001b|\u0007/);
+  assert.match(run.stdout, /^license: MIT\\u\{1b\}\[2J$/m);
+  assert.match(run.stdout, /^compatibility: c\\u\{1b\}\]0;TITLE\\u\{7\}$/m);
 });

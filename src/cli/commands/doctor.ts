@@ -6,6 +6,7 @@ import type { CommandHost } from "../command-host.js";
 import { addCommonOptions, type CommonOptions } from "../common-options.js";
 import { EXIT_FAILURE_FOUND, EXIT_OK, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
+import { withHiddenCharactersShown } from "../../package/display-text.js";
 import { isScoped, withRuntime } from "../runtime-context.js";
 import { compareSkills } from "../../registry/order.js";
 
@@ -28,7 +29,7 @@ export async function doctorCommand(options: CommonOptions, out: CliOutput): Pro
     if (options.json) {
       writeJson(out, { skills, errors, warnings, diagnostics });
     } else {
-      out.data(renderReport(diagnostics, cwd));
+      out.data(withHiddenCharactersShown(renderReport(diagnostics, cwd)));
       out.data(`${skills} skill${skills === 1 ? "" : "s"} loaded; ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}\n`);
     }
     return errors > 0 ? EXIT_FAILURE_FOUND : EXIT_OK;

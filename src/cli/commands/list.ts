@@ -5,6 +5,7 @@ import type { CommandHost } from "../command-host.js";
 import { addCommonOptions, type CommonOptions } from "../common-options.js";
 import { EXIT_OK, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
+import { oneLineText, withHiddenCharactersShown } from "../../package/display-text.js";
 import { withRuntime } from "../runtime-context.js";
 import { compareSkills } from "../../registry/order.js";
 
@@ -29,7 +30,7 @@ export async function listCommand(options: CommonOptions, out: CliOutput): Promi
       out.log("No skills found. Add skill directories with --root DIR, or list sources in skillport.config.json.");
       return EXIT_OK;
     }
-    out.data(renderListText(entries));
+    out.data(withHiddenCharactersShown(renderListText(entries)));
     return EXIT_OK;
   });
 }
@@ -78,7 +79,7 @@ function renderListText(entries: ListEntry[]): string {
 }
 
 function oneLine(text: string, width: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  const flat = oneLineText(text);
   const chars = [...flat];
   return chars.length <= width ? flat : `${chars.slice(0, width - 1).join("")}…`;
 }

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import type { Availability } from "../../access/types.js";
 import type { Diagnostic } from "../../package/diagnostic.js";
+import { withHiddenCharactersShown } from "../../package/display-text.js";
 import { setOwnProperty } from "../../package/own-property.js";
 import { listResources, type ResourceListing } from "../../package/resources.js";
 import type { RegisteredSkill } from "../../registry/types.js";
@@ -61,7 +62,7 @@ export async function showCommand(name: string, options: CommonOptions, out: Cli
       resources: listResources(skill.dir),
     };
     if (options.json) writeJson(out, details);
-    else out.data(renderDetails(details));
+    else out.data(withHiddenCharactersShown(renderDetails(details)));
     return EXIT_OK;
   });
 }

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
+import { withHiddenCharactersShown } from "../../package/display-text.js";
 import { validateSkill } from "../../package/validate.js";
 import type { CommandHost } from "../command-host.js";
 import { EXIT_FAILURE_FOUND, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
@@ -74,6 +75,7 @@ function printResult(result: ValidationResult, out: CliOutput): void {
   } else if (result.valid) {
     out.data(`Valid skill: ${result.path}\n`);
   } else {
-    out.data(`Validation failed for ${result.path}:\n${result.errors.map((e) => `  - ${e}\n`).join("")}`);
+    // A name written to redraw the terminal is shown as escapes, not obeyed.
+    out.data(withHiddenCharactersShown(`Validation failed for ${result.path}:\n${result.errors.map((e) => `  - ${e}\n`).join("")}`));
   }
 }
