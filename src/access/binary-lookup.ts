@@ -9,9 +9,9 @@ import * as path from "node:path";
 export function findBinary(name: string, pathVariable: string | undefined): string | null {
   if (name.includes("/")) return path.isAbsolute(name) && isExecutableFile(name) ? name : null;
   for (const dir of (pathVariable ?? "").split(path.delimiter)) {
-    // An empty entry means "the current directory" to a shell; a requirement check should not
-    // depend on where the process happens to run.
-    if (dir === "") continue;
+    // An empty entry means "the current directory" to a shell, and a relative one is relative to
+    // it; a requirement check should not depend on where the process happens to run.
+    if (dir === "" || !path.isAbsolute(dir)) continue;
     const candidate = path.join(dir, name);
     if (isExecutableFile(candidate)) return candidate;
   }

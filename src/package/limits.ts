@@ -5,6 +5,11 @@
 export const MAX_SKILL_FILE_BYTES = 1024 * 1024;
 export const MAX_FRONTMATTER_BYTES = 64 * 1024;
 export const MAX_NAME_LENGTH = 64;
+/**
+ * Past the standard's 64 a name only warns, but past this it cannot be used: the tool refuses a
+ * longer `name` argument before any lookup, so such a skill could be listed and never loaded.
+ */
+export const MAX_USABLE_NAME_LENGTH = 256;
 export const MAX_DESCRIPTION_LENGTH = 1024;
 export const MAX_COMPATIBILITY_LENGTH = 500;
 /** Deepest nesting a frontmatter value may have; real frontmatter is two or three levels deep. */

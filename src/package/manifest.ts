@@ -6,7 +6,7 @@
  */
 import { diagnostic, type Diagnostic } from "./diagnostic.js";
 import { hasUnshowableCharacter } from "./display-text.js";
-import { MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH } from "./limits.js";
+import { MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_USABLE_NAME_LENGTH } from "./limits.js";
 import { codePointLength, exceedsCodePoints, nameProblems, normalizeName } from "./naming.js";
 import { setOwnProperty } from "./own-property.js";
 import { parseRequirements } from "./requirements.js";
@@ -68,6 +68,9 @@ export function buildManifest(raw: Record<string, unknown>, skillFile: string, d
     // could forge entries there, so it cannot be used. A good name has no problems to look at.
     if (problems.length > 0 && hasUnshowableCharacter(name)) {
       findings.fail("name_unshowable", `Skill name ${JSON.stringify(name)} holds a line break, control or invisible format character; it could not be shown as itself`);
+    }
+    if (name.length > MAX_USABLE_NAME_LENGTH) {
+      findings.fail("name_unusable", `Skill name is ${name.length} characters long; past ${MAX_USABLE_NAME_LENGTH} no call can name it`);
     }
   }
   if (description !== null && exceedsCodePoints(description, MAX_DESCRIPTION_LENGTH)) {

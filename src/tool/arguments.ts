@@ -1,3 +1,4 @@
+import { MAX_USABLE_NAME_LENGTH } from "../package/limits.js";
 import { normalizeName } from "../package/naming.js";
 import type { ToolError } from "./envelope.js";
 
@@ -10,12 +11,12 @@ export type SkillToolRequest =
 const KNOWN_ARGUMENTS = new Set(["name", "file_path"]);
 
 /**
- * Bounds on what a model may send. No skill name is longer than 64 characters and no real
- * path longer than a few hundred; anything far past that is a mistake or an attack, and
+ * Bounds on what a model may send. No loadable skill has a longer name, and no real path is
+ * longer than a few hundred characters; anything past that is a mistake or an attack, and
  * answering it early keeps a megabyte "name" from costing seconds of close-name search and
  * from being echoed into envelopes and the session log.
  */
-export const MAX_NAME_ARGUMENT = 256;
+export const MAX_NAME_ARGUMENT = MAX_USABLE_NAME_LENGTH;
 export const MAX_FILE_PATH_ARGUMENT = 4096;
 
 /**
@@ -42,7 +43,7 @@ export function parseSkillToolArguments(args: unknown): SkillToolRequest | ToolE
   if (name !== undefined && typeof name !== "string") return invalid("`name` must be a string.");
   if (filePath !== undefined && typeof filePath !== "string") return invalid("`file_path` must be a string.");
   if (name !== undefined && name.length > MAX_NAME_ARGUMENT) {
-    return invalid(`\`name\` is ${name.length} characters long; skill names are at most 64. List the skills to see their names.`);
+    return invalid(`\`name\` is ${name.length} characters long; no skill name is longer than ${MAX_NAME_ARGUMENT}. List the skills to see their names.`);
   }
   if (filePath !== undefined && filePath.length > MAX_FILE_PATH_ARGUMENT) {
     return invalid(`\`file_path\` is ${filePath.length} characters long; the limit is ${MAX_FILE_PATH_ARGUMENT}.`);

@@ -45,6 +45,17 @@ test("empty PATH entries are skipped rather than meaning the current directory",
   assert.equal(findBinary("here", undefined), null);
 });
 
+test("relative PATH entries are skipped too: the answer must not depend on the working directory", (t) => {
+  const root = tempDir(t);
+  executable(path.join(root, "bin"), "onlyhere");
+  const cwd = process.cwd();
+  process.chdir(root);
+  t.after(() => process.chdir(cwd));
+  assert.equal(findBinary("onlyhere", "bin"), null);
+  assert.equal(findBinary("onlyhere", `.${path.sep}bin${path.delimiter}bin`), null);
+  assert.equal(findBinary("onlyhere", path.join(root, "bin")), path.join(root, "bin", "onlyhere"));
+});
+
 test("a name with a slash is an absolute path to check, never a PATH search", (t) => {
   const root = tempDir(t);
   const tool = executable(path.join(root, "bin"), "tool");

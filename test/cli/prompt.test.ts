@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { CORPUS, writeSkill } from "../support/tmp.js";
-import { jsonOf, runCli } from "./cli-process.js";
+import { jsonOf, runCli, spawnCli } from "./cli-process.js";
 import { cliTree } from "./skill-fixtures.js";
 
 const tree = cliTree();
@@ -142,4 +142,19 @@ test("prompt --skills-ref over a skill the reference cannot read fails with one 
   assert.doesNotMatch(run.stderr, /SkillsRefPromptError|\n\s+at /);
   const ours = await runCli(["prompt", "--root", root], opts);
   assert.match(ours.stdout, /<name>colon<\/name>/, "the default catalog still includes the skill");
+});
+
+test("a reader that closes the pipe early ends the command quietly, not with a stack trace", async () => {
+  const root = path.join(tree.cwd, "many");
+  // About 1 MB of catalog: more than a pipe or socket buffer holds, so the writes outlast the reader.
+  for (let i = 0; i < 1200; i++) writeSkill(root, `skill-${i}`, `name: skill-${i}\ndescription: ${"Long enough to fill the pipe. ".repeat(30)}`);
+  const child = spawnCli(["prompt", "--root", root], opts);
+  // Like `| head -c 1`: take one chunk, then close our end.
+  child.stdout!.once("data", () => child.stdout!.destroy());
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  child.stdin!.end();
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  assert.doesNotMatch(stderr, /EPIPE|node:events|throw er/);
+  assert.equal(code, 0, stderr);
 });
