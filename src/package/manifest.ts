@@ -210,12 +210,29 @@ function readMetadata(v: unknown, findings: Findings): Record<string, unknown> {
 }
 
 function toolList(raw: Record<string, unknown>, key: string, findings: Findings): string[] | null {
-  if (!(key in raw) || raw[key] === null) return null;
+  if (!(key in raw)) return null;
   const v = raw[key];
-  if (typeof v === "string") return splitToolList(v);
+  if (v === null) {
+    findings.warn("field_type", `Field '${key}' has no value; ignored (list the tools, or omit the key)`);
+    return null;
+  }
+  // Tool names reach model-visible text (the gate's "Available:" list), so one holding a line
+  // break or an invisible character is dropped like any other unusable item.
+  const usable = (t: unknown): t is string => typeof t === "string" && t.trim() !== "" && !hasUnshowableCharacter(t.trim());
+  if (typeof v === "string") {
+    const names = splitToolList(v);
+    const kept = names.filter(usable);
+    if (kept.length !== names.length) findings.warn("field_type", `Field '${key}' names a tool with a control or invisible character; it is ignored`);
+    return kept;
+  }
   if (Array.isArray(v)) {
-    const names = v.filter((t): t is string => typeof t === "string" && t.trim() !== "").map((t) => t.trim());
-    if (names.length !== v.length) findings.warn("field_type", `Field '${key}' list items must all be non-empty strings; others ignored`);
+    const names = v.filter(usable).map((t) => t.trim());
+    if (names.length !== v.length) findings.warn("field_type", `Field '${key}' list items must all be non-empty strings of visible characters; others ignored`);
+    if (names.length === 0 && v.length > 0) {
+      // Not `tools: []`: the author listed tools, none usable; narrowing to nothing is not what they wrote.
+      if (key === "tools") findings.fail("tools_invalid", "Field 'tools' lists no usable tool name (each must be a non-empty string)");
+      return null;
+    }
     return names;
   }
   findings.warn("field_type", `Field '${key}' must be either a string or a list of strings; ignored`);
