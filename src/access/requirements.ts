@@ -40,6 +40,8 @@ const MAX_REASON_CHARS = 1000;
 export class RequirementEvaluator {
   private readonly runs = new Map<string, boolean>();
   private readonly described = new Map<string, Availability>();
+  /** What a dependency met at a given nesting depth is missing, kept when no path shaped it. */
+  private readonly explained = new Map<string, Explained>();
 
   constructor(private readonly context: RequirementContext) {}
 
@@ -108,49 +110,100 @@ export class RequirementEvaluator {
     const { manifest } = skill;
     if (manifest.requirementsError !== null) return { status: "invalid", message: manifest.requirementsError };
     const requirements = manifest.requirements;
-    // What a dependency is missing, by name, within this one description.
-    const memo = new Map<string, string[]>();
-    const optionalMissing = bounded((requirements?.optional ?? []).flatMap((item) => this.unmet(item, [skill.name], memo)));
+    const budget = { expansions: MAX_EXPANSIONS };
+    const optional = (requirements?.optional ?? []).map((item) => this.unmet(item, [skill.name], budget).reasons);
+    const optionalMissing = bounded(optional.flat());
     if (this.runs.get(skill.name)) return { status: "available", optionalMissing };
-    const missing = bounded(requirements?.root ? this.unmet(requirements.root, [skill.name], memo) : []);
+    const missing = bounded(requirements?.root ? this.unmet(requirements.root, [skill.name], budget).reasons : []);
     return { status: "unavailable", missing, optionalMissing };
   }
 
-  /** Why `requirement` does not hold, in the words a person acts on; empty when it holds. */
-  private unmet(requirement: Requirement, path: string[], memo: Map<string, string[]>): string[] {
-    const runs = (name: string) => this.runs.get(name) === true;
-    if (this.holds(requirement, runs)) return [];
+  /**
+   * Why `requirement` does not hold, in the words a person acts on; no reasons when it holds.
+   * Built within bounds as it goes (reasons per list, characters per reason, nesting, and the
+   * dependencies one description may look into): trimming only the finished text let a tree of
+   * skills that each need all the later ones build gigabytes first.
+   */
+  private unmet(requirement: Requirement, path: string[], budget: Budget): Explained {
+    if (this.holds(requirement, this.runsFinally)) return NOTHING_MISSING;
     switch (requirement.kind) {
       case "env":
       case "binary":
-        return [`${requirement.kind}: ${requirement.name}`];
+        return { reasons: [`${requirement.kind}: ${requirement.name}`], exact: true };
       case "skill":
-        return this.unmetSkill(requirement.name, path, memo);
-      case "all":
-        return distinct(requirement.items.flatMap((item) => this.unmet(item, path, memo)));
-      case "any":
-        return [`any of: ${requirement.items.map((item) => this.unmet(item, path, memo).join(" + ")).join(" | ")}`];
+        return this.unmetSkill(requirement.name, path, budget);
+      case "all": {
+        const reasons = new Set<string>();
+        let exact = true;
+        for (const item of requirement.items) {
+          if (reasons.size > MAX_REASONS) break;
+          const inner = this.unmet(item, path, budget);
+          exact &&= inner.exact;
+          for (const reason of inner.reasons) reasons.add(reason);
+        }
+        return { reasons: [...reasons], exact };
+      }
+      case "any": {
+        const parts: string[] = [];
+        let exact = true;
+        for (const item of requirement.items.slice(0, MAX_REASONS)) {
+          const inner = this.unmet(item, path, budget);
+          exact &&= inner.exact;
+          parts.push(clip(inner.reasons.join(" + ")));
+        }
+        const more = requirement.items.length > MAX_REASONS ? " | …" : "";
+        return { reasons: [clip(`any of: ${parts.join(" | ")}${more}`)], exact };
+      }
     }
   }
 
-  private unmetSkill(name: string, path: string[], memo: Map<string, string[]>): string[] {
+  private unmetSkill(name: string, path: string[], budget: Budget): Explained {
     const at = path.indexOf(name);
-    if (at !== -1) return [`${CYCLE_PREFIX}${[...path.slice(at), name].join(" -> ")}`];
+    // The cycle is named as this path meets it, so the answer is not kept for other paths.
+    if (at !== -1) return { reasons: [`${CYCLE_PREFIX}${[...path.slice(at), name].join(" -> ")}`], exact: false };
     const dependency = this.context.lookup(name);
-    if (!dependency) return [`skill: ${name}`];
-    if (dependency.manifest.requirementsError !== null) return [`skill: ${name} (its requirements are invalid)`];
-    if (path.length >= MAX_NESTING) return [`skill: ${name} (unavailable)`];
-    let inner = memo.get(name);
-    if (!inner) {
-      const root = dependency.manifest.requirements?.root;
-      inner = root ? this.unmet(root, [...path, name], memo) : [];
-      memo.set(name, inner);
-    }
+    if (!dependency) return { reasons: [`skill: ${name}`], exact: true };
+    if (dependency.manifest.requirementsError !== null) return { reasons: [`skill: ${name} (its requirements are invalid)`], exact: true };
+    if (path.length >= MAX_NESTING) return { reasons: [`skill: ${name} (unavailable)`], exact: true };
+    const key = `${path.length}\u0000${name}`;
+    const known = this.explained.get(key);
+    if (known) return known;
+    if (budget.expansions <= 0) return { reasons: [`skill: ${name} (unavailable)`], exact: false };
+    budget.expansions -= 1;
+    const root = dependency.manifest.requirements?.root;
+    const inner = root ? this.unmet(root, [...path, name], budget) : NOTHING_MISSING;
     // A cycle is reported as the cycle itself, not wrapped in every skill it passes through.
-    const cycles = inner.filter((m) => m.startsWith(CYCLE_PREFIX));
-    if (cycles.length > 0) return cycles;
-    return [`skill: ${name} (needs ${inner.join(", ")})`];
+    const cycles = inner.reasons.filter((m) => m.startsWith(CYCLE_PREFIX));
+    const result: Explained = {
+      reasons: cycles.length > 0 ? cycles : [clip(`skill: ${name} (needs ${inner.reasons.join(", ")})`)],
+      exact: inner.exact,
+    };
+    // Kept for every description that meets this skill at this depth, unless it depended on
+    // the path (a cycle) or on the budget left.
+    if (result.exact) this.explained.set(key, result);
+    return result;
   }
+
+  private readonly runsFinally = (name: string): boolean => this.runs.get(name) === true;
+}
+
+/** Reasons, and whether they are the same for every path that reaches them. */
+interface Explained {
+  reasons: string[];
+  exact: boolean;
+}
+
+interface Budget {
+  expansions: number;
+}
+
+const NOTHING_MISSING: Explained = Object.freeze({ reasons: [], exact: true }) as Explained;
+
+/** Dependencies one description looks into before naming the rest just `unavailable`. */
+const MAX_EXPANSIONS = 200;
+
+function clip(reason: string): string {
+  return reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS)}…` : reason;
 }
 
 /** Every skill name a skill's requirements mention, required or optional. */
@@ -172,7 +225,7 @@ function distinct(reasons: string[]): string[] {
 
 /** At most MAX_REASONS distinct reasons of at most MAX_REASON_CHARS each. */
 function bounded(reasons: string[]): string[] {
-  const unique = distinct(reasons).map((reason) => (reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS)}…` : reason));
+  const unique = distinct(reasons).map(clip);
   if (unique.length <= MAX_REASONS) return unique;
-  return [...unique.slice(0, MAX_REASONS), `and ${unique.length - MAX_REASONS} more`];
+  return [...unique.slice(0, MAX_REASONS), "and more"];
 }

@@ -204,3 +204,19 @@ test("a cycle that another branch satisfies runs, whichever skill is asked about
   assert.deepEqual(registry.availability("e0"), available());
   assert.deepEqual(registry.availability("f0"), available());
 });
+
+test("reasons stay bounded as they are built when every skill needs all the later ones", async (t) => {
+  // Finished text trimmed only at the end: 400 such skills took gigabytes and crashed `list`.
+  const skills: Record<string, string> = {};
+  const count = 120;
+  for (let i = 0; i < count; i++) {
+    const later = Array.from({ length: count - i - 1 }, (_, k) => `\n  - skill: w${i + k + 1}`).join("");
+    skills[`w${i}`] = `all:\n  - env: NOPE${later}`;
+  }
+  const registry = await scoped(t, skills, {});
+  for (let i = 0; i < count; i++) {
+    const availability = registry.availability(`w${i}`);
+    assert.equal(availability?.status, "unavailable");
+    assert.ok(JSON.stringify(availability).length < 25_000, `w${i}: ${JSON.stringify(availability).length} chars`);
+  }
+});
