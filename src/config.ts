@@ -159,9 +159,10 @@ function unsafeKey(text: string): string | null {
       const keys = open[open.length - 1];
       if (keys && text[next] === ":") {
         const key = JSON.parse(text.slice(i, end + 1)) as string;
-        const line = text.slice(0, i).split("\n").length;
-        if (key === "__proto__") return `the key "__proto__" (line ${line}) is not allowed: it names no agent, project or setting`;
-        if (keys.has(key)) return `the key ${JSON.stringify(key)} appears twice in one object (line ${line}); a later entry would silently replace the earlier one`;
+        // The line is counted only for a key that is refused: per key, it made the scan quadratic.
+        const line = () => text.slice(0, i).split("\n").length;
+        if (key === "__proto__") return `the key "__proto__" (line ${line()}) is not allowed: it names no agent, project or setting`;
+        if (keys.has(key)) return `the key ${JSON.stringify(key)} appears twice in one object (line ${line()}); a later entry would silently replace the earlier one`;
         keys.add(key);
       }
       i = end;

@@ -1,17 +1,19 @@
 /**
- * Author text (names, descriptions, licence lines) shown to a model or a person. A project's
- * skills are untrusted: a control character can redraw a terminal (ANSI escapes) or end an XML
- * document (NUL, ESC are not XML characters), and a bidi override or zero-width space can make
- * text read differently from what it says. Those show nothing themselves, so they are dropped
- * from what is shown; the skill's own fields keep them as written.
+ * Author text (names, descriptions, licence lines, file names) shown to a model or a person. A
+ * project's skills are untrusted: a control character can redraw a terminal (ANSI escapes) or
+ * end an XML document (NUL, ESC are not XML characters), and a bidi override, a tag character
+ * or any other default-ignorable character makes text read differently from what it says
+ * (tag characters spell words only a model sees). Those show nothing themselves, so they are
+ * dropped from what is shown; the skill's own fields keep them as written.
  */
 
 /**
- * C0 and C1 controls other than tab, line feed and carriage return; bidi marks, embeddings,
- * overrides and isolates; zero-width space, word joiner and the byte-order mark. Zero-width
- * (non-)joiners stay: scripts and emoji need them.
+ * Controls other than tab, line feed and carriage return; format characters (bidi marks and
+ * overrides, tags, zero-width space); every other default-ignorable character (variation
+ * selectors, the combining grapheme joiner, Hangul fillers, soft hyphen). The zero-width
+ * joiner and non-joiner stay: scripts and emoji need them.
  */
-const HIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
+const HIDDEN = /(?![\u200c\u200d])[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
 /** `text` without the characters that show nothing but change how text around them reads. */
 export function withoutHiddenCharacters(text: string): string {
@@ -24,7 +26,12 @@ export function withoutHiddenCharacters(text: string): string {
  * person sees that the character is there.
  */
 export function withHiddenCharactersShown(text: string): string {
-  return text.replace(HIDDEN, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
+  return text.replace(HIDDEN, escaped);
+}
+
+/** As `withHiddenCharactersShown`, with line breaks written out too: for a value shown on one line of a table or listing. */
+export function oneLineShown(text: string): string {
+  return withHiddenCharactersShown(text).replace(/[\n\r\u2028\u2029]/g, escaped);
 }
 
 /** `text` as one line: hidden characters dropped, every run of whitespace one space. */
@@ -32,7 +39,12 @@ export function oneLineText(text: string): string {
   return withoutHiddenCharacters(text).replace(/\s+/g, " ").trim();
 }
 
-/** Whether a name holds a character that cannot be shown on one line as itself (a control, format or line-separator character). */
+/** Whether a name holds a character that cannot be shown on one line as itself: a control, a line separator, or a hidden character. */
 export function hasUnshowableCharacter(name: string): boolean {
-  return /[\p{Cc}\p{Cf}\u2028\u2029]/u.test(name);
+  HIDDEN.lastIndex = 0;
+  return /[\p{Cc}\u2028\u2029\u200c\u200d]/u.test(name) || HIDDEN.test(name);
+}
+
+function escaped(c: string): string {
+  return `\\u{${c.codePointAt(0)!.toString(16)}}`;
 }

@@ -52,6 +52,9 @@ class Findings {
   }
 }
 
+/** Any character outside printable ASCII: only then can a name hide something. */
+const NOT_PLAIN_ASCII = /[^\x21-\x7e]/;
+
 export function buildManifest(raw: Record<string, unknown>, skillFile: string, dirName: string): ManifestResult {
   const findings = new Findings(skillFile);
 
@@ -65,8 +68,8 @@ export function buildManifest(raw: Record<string, unknown>, skillFile: string, d
     for (let i = 0; i < problems.length; i++) findings.warn(problems[i]!.code, problems[i]!.message);
     // Bad characters only warn (SPEC §1), but a name is shown on one line in every listing and
     // catalog, as itself: one holding a line break, a control or an invisible format character
-    // could forge entries there, so it cannot be used. A good name has no problems to look at.
-    if (problems.length > 0 && hasUnshowableCharacter(name)) {
+    // could forge entries there, so it cannot be used. A plain ASCII name has none to look for.
+    if ((problems.length > 0 || NOT_PLAIN_ASCII.test(name)) && hasUnshowableCharacter(name)) {
       findings.fail("name_unshowable", `Skill name ${JSON.stringify(name)} holds a line break, control or invisible format character; it could not be shown as itself`);
     }
     if (name.length > MAX_USABLE_NAME_LENGTH) {

@@ -5,11 +5,14 @@
  * them through the tool). Symlinked directories are not descended: a listing must not loop.
  * A symlink whose target lies outside the skill's real directory is left out: the listing
  * must not offer a file that a confined read would refuse. So is a name holding a backslash,
- * which a read takes for a separator (models write Windows paths): it could never be read.
+ * which a read takes for a separator (models write Windows paths): it could never be read. So
+ * is a name with a line break or a hidden character: the listing reaches the model one file a
+ * line, and such a name could forge entries there.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { isInside } from "./confined-read.js";
+import { hasUnshowableCharacter } from "./display-text.js";
 
 export const RESOURCE_DIRS = ["scripts", "references", "assets"] as const;
 export const MAX_RESOURCE_DEPTH = 5;
@@ -52,7 +55,7 @@ export function listResources(dir: string): ResourceListing {
       }
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       for (const entry of entries) {
-        if (entry.name.startsWith(".") || entry.name === "node_modules" || entry.name.includes("\\")) continue;
+        if (entry.name.startsWith(".") || entry.name === "node_modules" || entry.name.includes("\\") || hasUnshowableCharacter(entry.name)) continue;
         const childRel = `${rel}/${entry.name}`;
         let isDir = entry.isDirectory();
         let isFile = entry.isFile();

@@ -75,12 +75,23 @@ export function memoryLog(): SessionLog {
  */
 const liveLogs = new Set<string>();
 
+/** The file's real path: a directory reached through a symlink names the same file. */
+function realLogPath(filePath: string): string {
+  try {
+    return path.join(fs.realpathSync.native(path.dirname(filePath)), path.basename(filePath));
+  } catch {
+    // No directory yet: nothing can link to a file in it.
+    return filePath;
+  }
+}
+
 /** A JSONL file log, opened lazily so a session that never calls the tool leaves no file. */
 export function fileLog(filePath: string): SessionLog {
-  if (liveLogs.has(filePath)) {
+  const identity = realLogPath(filePath);
+  if (liveLogs.has(identity)) {
     throw new Error(`The session log ${path.basename(filePath)} is in use by a live session of this process; close that session before opening it again`);
   }
-  liveLogs.add(filePath);
+  liveLogs.add(identity);
   let fd: number | null = null;
   // A log that cannot be written fails every record the same way: it is reported once, and again
   // only after a write has worked in between, so the diagnostics stay bounded.
@@ -145,7 +156,7 @@ export function fileLog(filePath: string): SessionLog {
       }
     },
     close() {
-      liveLogs.delete(filePath);
+      liveLogs.delete(identity);
       if (fd === null) return null;
       const target = fd;
       fd = null;

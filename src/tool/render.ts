@@ -1,4 +1,4 @@
-import { oneLineText } from "../package/display-text.js";
+import { oneLineShown, oneLineText } from "../package/display-text.js";
 import { isListData, type Envelope, type ListData, type LoadedData } from "./envelope.js";
 
 export interface RenderOptions {
@@ -33,7 +33,9 @@ function renderLoaded(data: LoadedData, skillDir: string | undefined): string {
   if (data.environment_access) lines.push(data.environment_access.guidance, "");
   lines.push(data.content, "");
   if (skillDir !== undefined) {
-    lines.push(`Skill directory: ${skillDir}`, "Relative paths in this skill are relative to the skill directory.", "");
+    // A directory name is the filesystem's, not checked like a skill name: one holding a line
+    // break or a hidden character is written out rather than let loose in the text.
+    lines.push(`Skill directory: ${oneLineShown(skillDir)}`, "Relative paths in this skill are relative to the skill directory.", "");
   }
   if (data.resource_files) {
     lines.push(data.resource_files.guidance, "<skill_resources>");

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { createSkillRuntime } from "../../src/runtime.js";
@@ -53,4 +54,25 @@ test("stats with no logs yet says so and exits 0; a --log-dir that does not exis
   const missing = await runCli(["stats", "--log-dir", "nowhere"], opts);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /--log-dir nowhere: directory does not exist/);
+});
+
+test("stats writes names from a log escaped, one row each: a planted log cannot redraw the terminal or forge rows", async () => {
+  const dir = path.join(tree.cwd, "planted-logs");
+  const runtime = await createSkillRuntime({ sources: [{ path: tree.root, origin: "global" }], cwd: tree.cwd });
+  try {
+    const session = runtime.session({ id: "real", log: dir });
+    await session.call({ name: "alpha" });
+    session.close();
+  } finally {
+    await runtime.close();
+  }
+  // Rewrite the loaded skill's name as a hostile log would carry it.
+  const file = path.join(dir, "real.jsonl");
+  const hostile = "evil\u001b]0;PWNED\u0007\u001b[2J\nforged-skill   99   0   0";
+  fs.writeFileSync(file, fs.readFileSync(file, "utf8").replaceAll('"alpha"', JSON.stringify(hostile)));
+  const run = await runCli(["stats", "--log-dir", dir], opts);
+  assert.equal(run.code, 0, run.stderr);
+  assert.doesNotMatch(run.stdout, /\u001b|\u0007/);
+  assert.doesNotMatch(run.stdout, /^forged-skill/m);
+  assert.match(run.stdout, /^evil\\u\{1b\}\]0;PWNED\\u\{7\}\\u\{1b\}\[2J\\u\{a\}forged-skill/m);
 });

@@ -30,10 +30,11 @@ const MIXED = [
 
 describe("renderCatalog", () => {
   it("drops controls, bidi overrides and zero-width spaces from descriptions: they show nothing, and NUL or ESC would end the XML", () => {
-    const hostile = skill("evil", "global", "red \u001b[31mRED\u001b[0m \u202eevil\u202c zw\u200bx nul\u0000 bell\u0007 joiner\u200d kept");
+    const hostile = skill("evil", "global", "red \u001b[31mRED\u001b[0m \u202eevil\u202c zw\u200bx nul\u0000 bell\u0007 joiner\u200d kept\u{e0069}\u{e0067}\u061c\u00ad\u2061\u180e\ufe0f\u034f");
     for (const format of ["xml", "markdown"] as const) {
       const text = renderCatalog([hostile], { format });
-      assert.doesNotMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b\u202a-\u202e]/u, format);
+      // Tag characters spell words only a model sees; the rest are bidi marks and other default-ignorables.
+      assert.doesNotMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b\u202a-\u202e\u{e0000}-\u{e007f}\u061c\u00ad\u2061\u180e\ufe0f\u034f]/u, format);
       // Markdown escapes the bracket left behind; the control before it is gone in both.
       assert.match(text, /red \\?\[31mRED\\?\[0m evil zwx nul bell joiner\u200d kept/, format);
     }

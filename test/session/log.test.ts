@@ -27,6 +27,17 @@ describe("log location", () => {
     assert.equal(resolveLogPath("/w", "abc", false), null);
   });
 
+  it("allows one live session per log however its directory is reached", async () => {
+    const dir = realTempDir("skillport-log");
+    fs.mkdirSync(path.join(dir, "logs"));
+    fs.symlinkSync(path.join(dir, "logs"), path.join(dir, "alias"));
+    const { runtime } = await runtimeOver({ alpha: {} });
+    const first = runtime.session({ id: "s", log: path.join(dir, "logs", "s.jsonl") });
+    assert.throws(() => runtime.session({ id: "s", log: path.join(dir, "alias", "s.jsonl") }), /in use by a live session/);
+    first.close();
+    runtime.session({ id: "s", log: path.join(dir, "alias", "s.jsonl") }).close();
+  });
+
   it("takes a path ending in a separator as a directory, whatever its name", () => {
     assert.equal(resolveLogPath("/w", "s1", "logs.jsonl/"), path.resolve("/w/logs.jsonl/s1.jsonl"));
     assert.equal(resolveLogPath("/w", "s1", "logs.jsonl"), path.resolve("/w/logs.jsonl"));

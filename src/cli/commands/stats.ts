@@ -1,4 +1,5 @@
 import path from "node:path";
+import { oneLineShown } from "../../package/display-text.js";
 import type { Command } from "commander";
 import { readStatsDir, type SkillStats } from "../../session/stats.js";
 import type { CommandHost } from "../command-host.js";
@@ -45,7 +46,8 @@ export async function statsCommand(options: StatsOptions, out: CliOutput): Promi
 
 function renderTable(skills: SkillStats[]): string {
   const header = ["skill", "activations", "already active", "file reads", "last use"];
-  const rows = skills.map((s) => [s.name, String(s.activations), String(s.refusedReactivations), String(s.fileReads), s.lastUse ?? "-"]);
+  // Names and times come from log files anyone may have written: shown escaped, one line each.
+  const rows = skills.map((s) => [oneLineShown(s.name), String(s.activations), String(s.refusedReactivations), String(s.fileReads), oneLineShown(s.lastUse ?? "-")]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]): string => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ");
   return `${[line(header), ...rows.map(line)].join("\n")}\n`;
