@@ -59,16 +59,24 @@ export function readSkillFileSync(file: string, options: ReadOptions = {}): Skil
       return { ok: false, code: "skill_file_too_large", message: `SKILL.md is ${stat.size} bytes; the limit is ${MAX_SKILL_FILE_BYTES} (1 MiB)` };
     }
     // Read what is there now (the file may have changed since stat), but never more than the limit + 1.
-    const want = Math.min(stat.size + 1, MAX_SKILL_FILE_BYTES + 1);
-    const buf = scratchOf(want);
+    let want = Math.min(stat.size + 1, MAX_SKILL_FILE_BYTES + 1);
+    let buf = scratchOf(want);
     let length = 0;
     for (;;) {
       const n = fs.readSync(fd, buf, length, want - length, null);
       length += n;
       // A regular file answers short only at its end, so a short read is the end: asking again
-      // to hear 0 would cost every skill a second read call. A full buffer means the file grew
-      // past its stat; that is read on up to the limit.
-      if (n === 0 || length === want || length >= stat.size) break;
+      // to hear 0 would cost every skill a second read call.
+      if (n === 0 || (length < want && length >= stat.size)) break;
+      if (length === want) {
+        // A full buffer means the file grew past its stat: read on, up to the limit + 1, so a
+        // file appended to meanwhile is read whole (or refused as too large), never torn.
+        if (want === MAX_SKILL_FILE_BYTES + 1) break;
+        want = Math.min(want * 2, MAX_SKILL_FILE_BYTES + 1);
+        const grown = scratchOf(want);
+        if (grown !== buf) buf.copy(grown, 0, 0, length);
+        buf = grown;
+      }
     }
     if (length > MAX_SKILL_FILE_BYTES) {
       return { ok: false, code: "skill_file_too_large", message: `SKILL.md is over the ${MAX_SKILL_FILE_BYTES}-byte (1 MiB) limit` };

@@ -36,7 +36,11 @@ export async function activateSkill(
 ): Promise<{ envelope: Envelope; skillDir: string }> {
   let current = found;
   let prepared = await prepare(current);
-  if (prepared.ok && !current.refreshed && !sameStamp(prepared.stamp, current.skill.stamp)) {
+  // A file that could not be read at all (removed, renamed with its directory, grown past the
+  // limit) is as stale as one read at another stamp: without the rescan the list kept offering
+  // it, and the error's advice to list the skills again led back to the same error.
+  const stale = prepared.ok ? !sameStamp(prepared.stamp, current.skill.stamp) : prepared.readFailed;
+  if (stale && !current.refreshed) {
     const again = await lookupAfterRefresh(deps, scope, current.skill.name);
     if (!again.ok) return { envelope: failure(again.error), skillDir: current.skill.dir };
     current = again;
@@ -72,7 +76,7 @@ export async function activateSkill(
 }
 
 /** Checks requirements, then reads the body: an unusable skill never costs a file read. */
-async function prepare(found: FoundSkill): Promise<({ ok: true } & StampedBody) | { ok: false; envelope: Envelope }> {
+async function prepare(found: FoundSkill): Promise<({ ok: true } & StampedBody) | { ok: false; envelope: Envelope; readFailed: boolean }> {
   const { registry, skill } = found;
   const availability = registry.availability(skill.name);
   if (availability?.status === "unavailable") {
@@ -83,6 +87,7 @@ async function prepare(found: FoundSkill): Promise<({ ok: true } & StampedBody) 
         message: `Skill ${JSON.stringify(skill.name)} cannot be used here: missing ${availability.missing.join(", ")}.`,
         missing: availability.missing,
       }),
+      readFailed: false,
     };
   }
   if (availability?.status === "invalid") {
@@ -93,22 +98,25 @@ async function prepare(found: FoundSkill): Promise<({ ok: true } & StampedBody) 
         message: `Skill ${JSON.stringify(skill.name)} cannot be used: its requirements are malformed (${availability.message}).`,
         missing: [],
       }),
+      readFailed: false,
     };
   }
   try {
     return { ok: true, ...(await readStampedSkillBody(skill)) };
   } catch (error) {
     // The skill can vanish or change between listing and activation; that is an answer, not a crash.
-    const code = error instanceof SkillBodyError ? error.code : "io";
+    const reason = error instanceof SkillBodyError && BODY_ERROR_REASONS[error.code] ? BODY_ERROR_REASONS[error.code]! : existsSync(skill.skillFile) ? "io" : "not_found";
+    const detail = error instanceof SkillBodyError ? error.code : reason;
     return {
       ok: false,
       envelope: failure({
         code: "skill_read_error",
-        reason: BODY_ERROR_REASONS[code] ?? (existsSync(skill.skillFile) ? "io" : "not_found"),
+        reason,
         message:
-          `Skill ${JSON.stringify(skill.name)} could not be loaded: its SKILL.md could not be read (${code}); ` +
+          `Skill ${JSON.stringify(skill.name)} could not be loaded: its SKILL.md could not be read (${detail}); ` +
           "it may have been changed or removed. List the skills to see what is available now.",
       }),
+      readFailed: true,
     };
   }
 }

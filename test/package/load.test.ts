@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
+import { syncBuiltinESMExports } from "node:module";
 import { spawnSync } from "node:child_process";
-import * as fs from "node:fs";
+import nodeFs, * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { readSkillBody } from "../../src/package/body.js";
 import { loadSkillSync } from "../../src/package/load.js";
 import { listResources } from "../../src/package/resources.js";
+import { readSkillFileSync } from "../../src/package/skill-file.js";
 import { readConfinedFile } from "../../src/package/confined-read.js";
 import { CORPUS, EXAMPLES, tempDir, writeSkill } from "../support/tmp.js";
 
@@ -351,6 +353,26 @@ test("requirement names that could carry text into the model's view are refused"
   }
   const fine = writeSkill(root, "fine-req", "name: fine-req\ndescription: d\nmetadata:\n  requirements:\n    all: [{env: _TOKEN_2}, {binary: python3.11}, {binary: /usr/bin/git-lfs}]");
   assert.equal(loadSkillSync(fine).skill!.manifest.requirementsError, null);
+});
+
+test("a SKILL.md that grew after its stat is read whole, never torn at the old size", (t) => {
+  const dir = writeSkill(root, "grown", "name: grown\ndescription: d", "short\n");
+  const file = path.join(dir, "SKILL.md");
+  const before = fs.statSync(file).size;
+  // 100 KB more, appended between the stat and the read: the stat still answers the old size.
+  fs.appendFileSync(file, `${"Second paragraph of the body. ".repeat(3500)}end.\n`);
+  // Node's own fs module object (the namespace import is read-only), patched for this test only.
+  const realFstat = nodeFs.fstatSync;
+  const stale = (fd: number) => Object.assign(realFstat(fd), { size: before });
+  (nodeFs as { fstatSync: unknown }).fstatSync = stale;
+  syncBuiltinESMExports();
+  t.after(() => {
+    (nodeFs as { fstatSync: unknown }).fstatSync = realFstat;
+    syncBuiltinESMExports();
+  });
+  const read = readSkillFileSync(file);
+  assert.ok(read.ok);
+  assert.ok(read.text.endsWith("end.\n"), `read ${read.text.length} characters`);
 });
 
 test("a FIFO named SKILL.md does not hang the load", { skip: process.platform === "win32" }, (t) => {

@@ -319,7 +319,7 @@ test("10,000 files in one references/: the listing is bounded and says so, and c
   assert.deepEqual(listedNames(await session.call({})), ["crowded"]);
 });
 
-test("a SKILL.md swapped for a FIFO after load: calls answer at once, a rescan drops the skill", { skip: process.platform === "win32" }, async (t) => {
+test("a SKILL.md swapped for a FIFO after load: calls answer at once, and the rescan the failed read starts drops the skill", { skip: process.platform === "win32" }, async (t) => {
   const root = realTempDir("skillport-fifo-swap");
   const skills = path.join(root, "skills");
   const dir = writeSkillDir(skills, "swapped");
@@ -330,12 +330,14 @@ test("a SKILL.md swapped for a FIFO after load: calls answer at once, a rescan d
   assert.equal(spawnSync("mkfifo", [path.join(dir, "SKILL.md")]).status, 0);
 
   const session = runtime.session({ log: false });
-  for (const args of [{ name: "swapped" }, { name: "swapped", file_path: "SKILL.md" }]) {
-    const envelope = await withinBound(session.call(args), `${JSON.stringify(args)} on a FIFO`);
-    assertEnvelope(envelope);
-    assert.equal(envelope.error?.code, "skill_read_error");
-    assert.equal(envelope.error?.reason, "not_a_file");
-  }
+  const read = await withinBound(session.call({ name: "swapped", file_path: "SKILL.md" }), "a read of a FIFO SKILL.md");
+  assertEnvelope(read);
+  assert.equal(read.error?.code, "skill_read_error");
+  assert.equal(read.error?.reason, "not_a_file");
+  // Activation reads SKILL.md too; failing, it rescans once, and the rescan refuses the FIFO.
+  const activation = await withinBound(session.call({ name: "swapped" }), "activating a FIFO SKILL.md");
+  assertEnvelope(activation);
+  assert.equal(activation.error?.code, "skill_not_found");
   const outcome = await withinBound(runtime.refresh(), "a rescan meeting a FIFO SKILL.md");
   assert.equal(outcome.ok, true);
   assert.deepEqual(runtime.registry().list().map((s) => s.name), ["plain"]);

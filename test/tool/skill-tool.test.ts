@@ -320,16 +320,22 @@ test("unmet requirements: skill_unavailable naming what is missing; the hook is 
   assert.equal(hooked, 0);
 });
 
-test("a skill removed from disk between listing and activation gives a clean error envelope", async () => {
+test("a skill removed from disk between listing and activation: the failed read rescans once, and the answer says it is gone", async () => {
   const { root, tool } = await oneSource();
   fs.rmSync(path.join(root, "beta"), { recursive: true });
   const error = errorOf(await tool.call({ name: "beta" }));
-  assert.equal(error.code, "skill_read_error");
-  assert.equal(error.reason, "not_found");
+  assert.equal(error.code, "skill_not_found");
   assert.ok(!error.message.includes(root));
+  assert.equal(dataOf<ListData>(await tool.call({})).skill_groups.flatMap((g) => g.skills).some((s) => s.name === "beta"), false, "the list no longer offers it");
   const read = errorOf(await tool.call({ name: "beta", file_path: "SKILL.md" }));
-  assert.equal(read.code, "skill_read_error");
-  assert.equal(read.reason, "not_found");
+  assert.equal(read.code, "skill_not_found");
+});
+
+test("a skill whose directory was renamed activates from its new place after the one rescan", async () => {
+  const { root, tool } = await oneSource();
+  fs.renameSync(path.join(root, "beta"), path.join(root, "beta-moved"));
+  const data = dataOf<LoadedData>(await tool.call({ name: "beta" }));
+  assert.equal(data.status, "loaded");
 });
 
 test("every corpus skill activates with its body as content", async () => {
