@@ -70,7 +70,11 @@ export class RequirementEvaluator {
     const dependents = new Map<string, string[]>();
     for (const skill of pending.values()) {
       for (const name of dependencyNames(skill)) {
-        if (pending.has(name)) dependents.set(name, [...(dependents.get(name) ?? []), skill.name]);
+        if (!pending.has(name)) continue;
+        // Pushed in place: copying the list per edge was quadratic for a skill many others need.
+        const list = dependents.get(name);
+        if (list) list.push(skill.name);
+        else dependents.set(name, [skill.name]);
       }
     }
     const running = new Set<string>();

@@ -13,7 +13,8 @@
  * selectors, the combining grapheme joiner, Hangul fillers, soft hyphen). The zero-width
  * joiner and non-joiner stay: scripts and emoji need them.
  */
-const HIDDEN = /(?![\u200c\u200d])[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+const HIDDEN_CHARACTER = /(?![\u200c\u200d])[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+const HIDDEN = new RegExp(HIDDEN_CHARACTER.source, "gu");
 
 /** `text` without the characters that show nothing but change how text around them reads. */
 export function withoutHiddenCharacters(text: string): string {
@@ -41,8 +42,7 @@ export function oneLineText(text: string): string {
 
 /** Whether a name holds a character that cannot be shown on one line as itself: a control, a line separator, or a hidden character. */
 export function hasUnshowableCharacter(name: string): boolean {
-  HIDDEN.lastIndex = 0;
-  return /[\p{Cc}\u2028\u2029\u200c\u200d]/u.test(name) || HIDDEN.test(name);
+  return /[\p{Cc}\u2028\u2029\u200c\u200d]/u.test(name) || HIDDEN_CHARACTER.test(name);
 }
 
 function escaped(c: string): string {

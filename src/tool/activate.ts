@@ -105,7 +105,8 @@ async function prepare(found: FoundSkill): Promise<({ ok: true } & StampedBody) 
     return { ok: true, ...(await readStampedSkillBody(skill)) };
   } catch (error) {
     // The skill can vanish or change between listing and activation; that is an answer, not a crash.
-    const reason = error instanceof SkillBodyError && BODY_ERROR_REASONS[error.code] ? BODY_ERROR_REASONS[error.code]! : existsSync(skill.skillFile) ? "io" : "not_found";
+    const known = error instanceof SkillBodyError ? BODY_ERROR_REASONS[error.code] : undefined;
+    const reason: ReadErrorReason = known ?? (existsSync(skill.skillFile) ? "io" : "not_found");
     const detail = error instanceof SkillBodyError ? error.code : reason;
     return {
       ok: false,
