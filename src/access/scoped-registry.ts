@@ -89,11 +89,22 @@ export function buildScopedRegistry(
     }
     return evaluator;
   };
+  // What the model is offered depends on requirement answers, so it is kept only as long as they are.
   let infos: SkillInfo[] | null = null;
+  let infosIn = 0;
+  const usable = (): SkillInfo[] => {
+    const generation = probe.generation();
+    if (!infos || generation !== infosIn) {
+      const now = evaluatorNow();
+      infos = invocable.filter((skill) => canRun(skill, now)).map(toInfo);
+      infosIn = generation;
+    }
+    return infos;
+  };
   return Object.freeze({
     toolAvailable: isToolEffective(SKILL_TOOL, scopePolicies),
     version: snapshot.version,
-    list: () => (infos ??= invocable.map(toInfo)).map((info) => ({ ...info })),
+    list: () => usable().map((info) => ({ ...info })),
     get: (name: string) => {
       const skill = byName.get(name);
       return skill && !skill.manifest.disableModelInvocation ? skill : undefined;
@@ -143,6 +154,16 @@ function snapshotIdentity(currentSnapshot: () => RegistrySnapshot): () => number
     }
     return generation;
   };
+}
+
+/**
+ * Whether the model should be offered the skill (SPEC §5.5): one it cannot activate here, for
+ * unmet or malformed requirements, would only cost it a turn. Most skills declare nothing, and
+ * they skip the evaluator.
+ */
+function canRun(skill: RegisteredSkill, evaluator: RequirementEvaluator): boolean {
+  if (skill.manifest.requirements === null && skill.manifest.requirementsError === null) return true;
+  return evaluator.availability(skill).status === "available";
 }
 
 function toInfo(skill: RegisteredSkill): SkillInfo {

@@ -48,8 +48,10 @@ export interface ScopedRegistry {
   /** Whether the `skill` tool is effective for this scope (Tool Access Policy). */
   readonly toolAvailable: boolean;
   /**
-   * Allowed skills the model may use, in precedence order of origin, then name.
-   * `disable-model-invocation` skills are left out: hidden from the catalog, not activatable.
+   * Allowed skills the model may use, in precedence order of origin, then name: what the
+   * catalog and the `{}` listing offer. `disable-model-invocation` skills are left out (hidden,
+   * not activatable), and so are skills whose requirements are unmet or malformed here (SPEC
+   * §5.5): `get` still finds those, so activating one answers `skill_unavailable`.
    */
   list(): SkillInfo[];
   /** The allowed, model-invocable skill of that name. */

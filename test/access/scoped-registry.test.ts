@@ -94,3 +94,25 @@ test("an environment variable set in the process shows after a refresh when no e
   await runtime.refresh();
   assert.deepEqual(runtime.registry().availability("needs-token"), { status: "available", optionalMissing: [] });
 });
+
+test("list() offers only skills whose requirements hold; get() and all() still have the others", async (t) => {
+  const root = tempDir(t);
+  const bin = path.join(root, "bin");
+  fs.mkdirSync(bin);
+  writeSkill(path.join(root, "skills"), "plain");
+  writeSkill(path.join(root, "skills"), "needs-tool", { frontmatter: "metadata:\n  requirements:\n    binary: some-tool" });
+  writeSkill(path.join(root, "skills"), "needs-needy", { frontmatter: "metadata:\n  requirements:\n    skill: needs-tool" });
+  writeSkill(path.join(root, "skills"), "malformed", { frontmatter: "metadata:\n  requirements:\n    bogus: x" });
+  const runtime = await createSkillRuntime({ sources: [{ path: path.join(root, "skills"), origin: "global" }], env: { PATH: bin } });
+  t.after(() => runtime.close());
+  const scoped = runtime.registry();
+  assert.deepEqual(scoped.list().map((s) => s.name), ["plain"]);
+  assert.deepEqual(scoped.all().map((s) => s.name).sort(), ["malformed", "needs-needy", "needs-tool", "plain"]);
+  assert.equal(scoped.get("needs-tool")?.name, "needs-tool", "activation still finds it, to answer skill_unavailable");
+  assert.equal(scoped.availability("malformed")?.status, "invalid");
+
+  fs.writeFileSync(path.join(bin, "some-tool"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+  await runtime.refresh();
+  assert.equal(runtime.registry(), scoped, "the tree did not change, so the view is the same object");
+  assert.deepEqual(scoped.list().map((s) => s.name), ["needs-needy", "needs-tool", "plain"], "offered once the binary is there, and so is its dependent");
+});

@@ -56,17 +56,19 @@ test("tools/list shows exactly one tool, `skill`, with the flat schema and read-
   assert.match(tool!.description!, /<available_skills>/);
   assert.match(tool!.description!, /<name>alpha<\/name>/);
   assert.match(client.getInstructions() ?? "", /<name>beta<\/name>/);
+  assert.doesNotMatch(tool!.description!, /gated/, "a skill whose requirements are unmet is not offered in the description");
+  assert.doesNotMatch(client.getInstructions() ?? "", /gated/, "nor in the instructions");
   assert.equal(client.getServerCapabilities()?.tools?.listChanged, true);
 });
 
-test("{} lists the skills: the envelope is the structured content, the text is for the model", async () => {
+test("{} lists the usable skills: the envelope is the structured content, the text is for the model", async () => {
   const call = await callSkill(client, {});
   assert.equal(call.isError, false);
   const data = dataOf<ListData>(call);
-  assert.equal(data.count, 3);
+  assert.equal(data.count, 2, "gated, whose variable is unset, is not offered");
   assert.deepEqual(
     data.skill_groups.flatMap((g) => g.skills.map((s) => s.name)),
-    ["alpha", "beta", "gated"],
+    ["alpha", "beta"],
   );
   assert.match(call.text, /alpha/);
 });

@@ -71,8 +71,9 @@ test("prompt --json wraps the text with its format and skill count", async () =>
   const run = await runCli(["prompt", "--root", tree.root, "--json"], opts);
   const json = jsonOf<{ format: string; count: number; text: string }>(run);
   assert.equal(json.format, "xml");
-  assert.equal(json.count, 3);
+  assert.equal(json.count, 2, "alpha and beta: hidden is model-hidden, gated's variable is unset, broken does not load");
   assert.match(json.text, /<available_skills>/);
+  assert.doesNotMatch(json.text, /gated/);
 });
 
 test("an empty catalog prints nothing on stdout", async () => {

@@ -356,6 +356,23 @@ describe("catalog pinning and available skills", () => {
     assert.doesNotMatch(session.catalogText(), /alpha/);
   });
 
+  it("leaves a skill whose requirements are unmet out of the catalog and the {} listing, and activating it answers skill_unavailable", async () => {
+    const { session } = await sessionOver({ alpha: {}, "needs-token": ENV_SKILL, "bad-needs": { frontmatter: "metadata:\n  requirements:\n    bogus: x" } });
+    assert.deepEqual(session.available().map((skill) => skill.name), ["alpha"]);
+    assert.doesNotMatch(session.catalogText(), /needs-token|bad-needs/);
+    const listed = await session.call({});
+    assert.deepEqual(listed.ok ? listed.data : null, { count: 1, skill_groups: [{ origin: "global", label: "Global", skills: [{ name: "alpha", description: "Does alpha things." }] }] });
+    const refused = await session.call({ name: "needs-token" });
+    assert.equal(refused.ok ? undefined : refused.error.code, "skill_unavailable");
+    assert.match(refused.ok ? "" : refused.error.message, /env: API_TOKEN/);
+  });
+
+  it("offers the skill once its requirement is met", async () => {
+    const { session } = await sessionOver({ "needs-token": ENV_SKILL }, {}, { API_TOKEN: "t" });
+    assert.deepEqual(session.available().map((skill) => skill.name), ["needs-token"]);
+    assert.match(session.catalogText(), /<name>needs-token<\/name>/);
+  });
+
   it("carries nothing and shows no catalog when the tool is not offered", async () => {
     const { runtime } = await runtimeOver({ alpha: {} }, { agents: { blocked: { deniedTools: ["skill"] } } });
     const session = runtime.session({ log: false, agentId: "blocked" });

@@ -43,19 +43,22 @@ export interface ListEntry {
   dir: string;
   /** false for `disable-model-invocation` skills: shown to people, never to the model. */
   modelInvocable: boolean;
+  /** Whether the model's catalog and `{}` listing offer it: invocable, and its requirements met here. */
+  offeredToModel: boolean;
   /** null when usable, else why not. */
   problem: string | null;
 }
 
 function listEntries(registry: ScopedRegistry): ListEntry[] {
-  const visible = new Set(registry.list().map((s) => s.name));
+  const offered = new Set(registry.list().map((s) => s.name));
   return [...registry.all()].sort(compareSkills).map((skill) => ({
     name: skill.name,
     description: skill.description,
     origin: skill.origin,
     label: skill.label,
     dir: skill.dir,
-    modelInvocable: visible.has(skill.name),
+    modelInvocable: !skill.manifest.disableModelInvocation,
+    offeredToModel: offered.has(skill.name),
     problem: availabilityProblem(registry.availability(skill.name)),
   }));
 }
