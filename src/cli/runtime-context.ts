@@ -1,7 +1,9 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { Scope } from "../access/types.js";
 import { findConfigFile, loadConfigFile, type SkillportConfig } from "../config.js";
+import { defaultSources } from "../registry/sources.js";
 import type { SkillSource } from "../registry/types.js";
 import { createSkillRuntime, type SkillRuntime } from "../runtime.js";
 import type { CommonOptions } from "./common-options.js";
@@ -14,6 +16,8 @@ export interface CliContext {
   scope: Scope;
   config: SkillportConfig | null;
   cwd: string;
+  /** Every source the runtime scans, defaults included: what "No skills found" names. */
+  sources: readonly SkillSource[];
 }
 
 /** Reads the config file the options point at (or the default one); its `ConfigError` is reported as a usage error. */
@@ -53,7 +57,7 @@ export async function openRuntime(
 ): Promise<CliContext> {
   const cwd = process.cwd();
   const config = readConfig(options, cwd);
-  const sources = sourcesFor(options, config, cwd);
+  const sources = sourcesFor(options, config, cwd) ?? defaultSources(cwd, os.homedir());
   const scope: Scope = {};
   if (options.agent) scope.agentId = options.agent;
   if (options.project) scope.projectId = options.project;
@@ -62,14 +66,14 @@ export async function openRuntime(
     out,
     "Scanning skills",
     createSkillRuntime({
-      ...(sources ? { sources } : {}),
+      sources,
       agents: config?.agents ?? {},
       projects: config?.projects ?? {},
       watch,
       cwd,
     }),
   );
-  return { runtime, scope, config, cwd };
+  return { runtime, scope, config, cwd, sources };
 }
 
 // An id nobody defined is not an error (policies default to "everything"), but it is almost always a typo.
@@ -78,12 +82,12 @@ export function isScoped(scope: Scope): boolean {
   return scope.agentId !== undefined || scope.projectId !== undefined;
 }
 
-function warnAboutUnknownScope(scope: Scope, config: SkillportConfig | null, sources: SkillSource[] | undefined, out: CliOutput): void {
+function warnAboutUnknownScope(scope: Scope, config: SkillportConfig | null, sources: readonly SkillSource[], out: CliOutput): void {
   // Own keys only: an agent named `constructor` is not defined by Object.prototype.
-  if (scope.agentId && !(config && Object.hasOwn(config.agents, scope.agentId)) && !sources?.some((s) => s.agentId === scope.agentId)) {
+  if (scope.agentId && !(config && Object.hasOwn(config.agents, scope.agentId)) && !sources.some((s) => s.agentId === scope.agentId)) {
     out.log(`warning: agent '${scope.agentId}' is not defined in ${config ? config.file : "any config file"}; no agent policy applies`);
   }
-  if (scope.projectId && !(config && Object.hasOwn(config.projects, scope.projectId)) && !sources?.some((s) => s.projectId === scope.projectId)) {
+  if (scope.projectId && !(config && Object.hasOwn(config.projects, scope.projectId)) && !sources.some((s) => s.projectId === scope.projectId)) {
     out.log(`warning: project '${scope.projectId}' is not defined in ${config ? config.file : "any config file"}; it has no skills or policy`);
   }
 }

@@ -2,6 +2,7 @@
  * Where skills come from (SPEC §2): the default source list, the precedence of origins, and
  * which sources a scope can see together.
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Origin, SkillSource } from "./types.js";
 
@@ -19,17 +20,44 @@ export function defaultLabel(origin: Origin): string {
   return DEFAULT_LABEL[origin];
 }
 
+/** Folders of skills inside a project directory and inside the home directory, in precedence order. */
+const PROJECT_FOLDERS = [".agents/skills", ".claude/skills"] as const;
+const GLOBAL_FOLDERS = [".agents/skills", ".claude/skills", ".codex/skills"] as const;
+
 /**
- * The sources the CLI and MCP server use when none are configured. The project sources carry no
- * `projectId`: they are the working directory's own project, seen by scopes that name no project.
+ * The sources the CLI and MCP server use when none are configured (SPEC §2): the project folders
+ * of the working directory and of each parent up to the repository root, nearest first, then the
+ * user's. The project sources carry no `projectId`: they are the working directory's own project,
+ * seen by scopes that name no project. Outside a repository only the working directory's own
+ * folders count: walking up to `/` would pick up whatever some ancestor happens to hold. A folder
+ * that is also a global one (the working directory is the home directory) is listed once, as global.
  */
 export function defaultSources(cwd: string, home: string): SkillSource[] {
-  return [
-    { path: path.resolve(cwd, ".agents/skills"), origin: "project" },
-    { path: path.resolve(cwd, ".claude/skills"), origin: "project" },
-    { path: path.resolve(home, ".agents/skills"), origin: "global" },
-    { path: path.resolve(home, ".claude/skills"), origin: "global" },
-  ];
+  const globals = GLOBAL_FOLDERS.map((folder) => path.resolve(home, folder));
+  const sources: SkillSource[] = [];
+  for (const dir of projectDirectories(path.resolve(cwd))) {
+    for (const folder of PROJECT_FOLDERS) {
+      const folderPath = path.resolve(dir, folder);
+      if (!globals.includes(folderPath)) sources.push({ path: folderPath, origin: "project" });
+    }
+  }
+  for (const folderPath of globals) sources.push({ path: folderPath, origin: "global" });
+  return sources;
+}
+
+/**
+ * `cwd` and each parent up to the nearest directory holding `.git` (a directory in a clone, a
+ * file in a worktree or submodule), nearest first; just `cwd` when no parent holds one.
+ */
+function projectDirectories(cwd: string): string[] {
+  const chain: string[] = [];
+  for (let dir = cwd; ; ) {
+    chain.push(dir);
+    if (fs.existsSync(path.join(dir, ".git"))) return chain;
+    const parent = path.dirname(dir);
+    if (parent === dir) return [cwd];
+    dir = parent;
+  }
 }
 
 /**

@@ -1,13 +1,55 @@
 import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { test } from "node:test";
 import { defaultSources, groupsMeet, groupsOfScope, visibilityGroup } from "../../src/registry/sources.js";
+import { tempDir } from "./skill-tree.js";
 
-test("default sources: the project's .agents and .claude skills, then the user's", () => {
-  assert.deepEqual(defaultSources("/srv/proj", "/home/me"), [
-    { path: "/srv/proj/.agents/skills", origin: "project" },
-    { path: "/srv/proj/.claude/skills", origin: "project" },
+test("default sources outside a repository: the working directory's .agents and .claude skills, then the user's three", (t) => {
+  const root = tempDir(t);
+  const cwd = path.join(root, "proj");
+  fs.mkdirSync(cwd);
+  assert.deepEqual(defaultSources(cwd, "/home/me"), [
+    { path: `${cwd}/.agents/skills`, origin: "project" },
+    { path: `${cwd}/.claude/skills`, origin: "project" },
     { path: "/home/me/.agents/skills", origin: "global" },
     { path: "/home/me/.claude/skills", origin: "global" },
+    { path: "/home/me/.codex/skills", origin: "global" },
+  ]);
+});
+
+test("default sources inside a repository: each directory from the working one up to the root holding .git, nearest first", (t) => {
+  const repo = tempDir(t);
+  fs.mkdirSync(path.join(repo, ".git"));
+  const deep = path.join(repo, "apps", "web");
+  fs.mkdirSync(deep, { recursive: true });
+  const projectPaths = defaultSources(deep, "/home/me").filter((s) => s.origin === "project").map((s) => s.path);
+  assert.deepEqual(projectPaths, [
+    `${deep}/.agents/skills`,
+    `${deep}/.claude/skills`,
+    `${repo}/apps/.agents/skills`,
+    `${repo}/apps/.claude/skills`,
+    `${repo}/.agents/skills`,
+    `${repo}/.claude/skills`,
+  ]);
+});
+
+test("default sources: a worktree's .git file marks the root too, and nothing above it is searched", (t) => {
+  const outer = tempDir(t);
+  fs.mkdirSync(path.join(outer, ".git"));
+  const worktree = path.join(outer, "wt");
+  fs.mkdirSync(path.join(worktree, "src"), { recursive: true });
+  fs.writeFileSync(path.join(worktree, ".git"), "gitdir: ../.git/worktrees/wt\n");
+  const projectPaths = defaultSources(path.join(worktree, "src"), "/home/me").filter((s) => s.origin === "project").map((s) => s.path);
+  assert.deepEqual(projectPaths.map((p) => path.relative(outer, p)), ["wt/src/.agents/skills", "wt/src/.claude/skills", "wt/.agents/skills", "wt/.claude/skills"]);
+});
+
+test("default sources: working in the home directory lists its folders once, as global", (t) => {
+  const home = tempDir(t);
+  assert.deepEqual(defaultSources(home, home).map((s) => [path.relative(home, s.path), s.origin]), [
+    [".agents/skills", "global"],
+    [".claude/skills", "global"],
+    [".codex/skills", "global"],
   ]);
 });
 

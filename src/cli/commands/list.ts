@@ -6,7 +6,8 @@ import { addCommonOptions, type CommonOptions } from "../common-options.js";
 import { EXIT_OK, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
 import { oneLineText, withHiddenCharactersShown } from "../../package/display-text.js";
-import { withRuntime } from "../runtime-context.js";
+import { isScoped, withRuntime } from "../runtime-context.js";
+import { brokenSkillCount, brokenSkillsNote, noSkillsFoundText } from "../search-report.js";
 import { compareSkills } from "../../registry/order.js";
 
 const DESCRIPTION_WIDTH = 100;
@@ -18,16 +19,20 @@ export function registerListCommand(program: Command, { out, run }: CommandHost)
 }
 
 export async function listCommand(options: CommonOptions, out: CliOutput): Promise<ExitCode> {
-  return withRuntime(options, out, async ({ runtime, scope }): Promise<ExitCode> => {
+  return withRuntime(options, out, async ({ runtime, scope, sources }): Promise<ExitCode> => {
     const registry = runtime.registry(scope);
     const entries = listEntries(registry);
+    // The same diagnostics `doctor` shows this scope, so the count matches what it explains.
+    const broken = brokenSkillCount(runtime.diagnostics(isScoped(scope) ? scope : undefined), runtime.snapshot());
+    const brokenNote = brokenSkillsNote(broken);
+    if (brokenNote) out.log(brokenNote);
     if (options.json) {
-      writeJson(out, { count: entries.length, toolAvailable: registry.toolAvailable, skills: entries });
+      writeJson(out, { count: entries.length, toolAvailable: registry.toolAvailable, broken, skills: entries });
       return EXIT_OK;
     }
     if (!registry.toolAvailable) out.log(`note: ${toolUnavailableText(scope)}, so the model sees none of these`);
     if (entries.length === 0) {
-      out.log("No skills found. Add skill directories with --root DIR, or list sources in skillport.config.json.");
+      out.log(noSkillsFoundText(sources));
       return EXIT_OK;
     }
     out.data(withHiddenCharactersShown(renderListText(entries)));

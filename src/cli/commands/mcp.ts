@@ -9,6 +9,7 @@ import { addCommonOptions, type CommonOptions } from "../common-options.js";
 import { CliError, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
 import type { CliOutput } from "../output.js";
 import { openRuntime } from "../runtime-context.js";
+import { noSkillsFoundText } from "../search-report.js";
 import { packageVersion } from "../version.js";
 
 /** Enough for a few dozen skills with full descriptions, small next to any client's context. */
@@ -52,7 +53,12 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   if (options.host !== undefined && options.http === undefined) throw new CliError("--host only applies with --http PORT", EXIT_USAGE);
   if (options.idleTimeout !== undefined && options.http === undefined) throw new CliError("--idle-timeout only applies with --http PORT", EXIT_USAGE);
   const context = await openRuntime(options, out, { watch: options.watch === true });
-  const { runtime, scope, cwd } = context;
+  const { runtime, scope, cwd, sources } = context;
+  // A client shows a server's stderr only in its logs; that is where someone wondering why the
+  // model has no skills will look.
+  if (runtime.snapshot().skills.length === 0) {
+    out.log(`${noSkillsFoundText(sources)}${options.watch ? "\nWatching them: skills added there will be served without a restart." : ""}`);
+  }
   const session: SessionOptions = {
     ...scope,
     // A trailing separator: --log-dir is a directory even when its name ends in .jsonl.

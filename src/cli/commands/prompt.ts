@@ -8,6 +8,7 @@ import { addCommonOptions, type CommonOptions } from "../common-options.js";
 import { EXIT_OK, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
 import { withRuntime } from "../runtime-context.js";
+import { noSkillsFoundText } from "../search-report.js";
 
 export interface PromptOptions extends CommonOptions {
   format: "xml" | "markdown";
@@ -32,7 +33,7 @@ export function registerPromptCommand(program: Command, { out, run }: CommandHos
  * a prompt that advertised skills the model cannot load would mislead it.
  */
 export async function promptCommand(options: PromptOptions, out: CliOutput): Promise<ExitCode> {
-  return withRuntime(options, out, async ({ runtime, scope }): Promise<ExitCode> => {
+  return withRuntime(options, out, async ({ runtime, scope, sources }): Promise<ExitCode> => {
     const registry = runtime.registry(scope);
     const skills = registry.toolAvailable ? registry.list() : [];
     // With no skills the reference still prints its empty block, and --skills-ref promises its exact output.
@@ -46,8 +47,10 @@ export async function promptCommand(options: PromptOptions, out: CliOutput): Pro
       out.data(`${text}\n`);
     } else if (registry.toolAvailable && options.budget && renderCatalog(skills, { format: options.format }) !== "") {
       out.log(`The budget of ${options.budget} characters leaves no room for a single skill, so the catalog is empty; raise --budget.`);
+    } else if (registry.toolAvailable && registry.all().length > 0) {
+      out.log("No skill can be used here (see `skillport list`): the catalog is empty, so a system prompt should carry no skills block.");
     } else if (registry.toolAvailable) {
-      out.log("No skills found: the catalog is empty, so a system prompt should carry no skills block.");
+      out.log(`${noSkillsFoundText(sources)}\nThe catalog is empty, so a system prompt should carry no skills block.`);
     }
     return EXIT_OK;
   });
