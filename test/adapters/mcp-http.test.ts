@@ -60,7 +60,7 @@ test("it binds to 127.0.0.1 by default and serves one tool with the flat schema"
     assert.equal(tools[0]!.annotations?.readOnlyHint, true);
     assert.match(client.getInstructions() ?? "", /<name>alpha<\/name>/);
     const list = await callSkill(client, {});
-    assert.equal(dataOf<{ count: number }>(list).count, 3);
+    assert.equal(dataOf<{ count: number }>(list).count, 2, "alpha and beta; gated's variable is unset, so it is not offered");
     const read = await callSkill(client, { name: "alpha", file_path: "references/guide.md" });
     assert.equal(read.text, "# Guide\n\nThe alpha guide.\n");
     const missing = await callSkill(client, { name: "nope" });
