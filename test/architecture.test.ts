@@ -41,7 +41,8 @@ test("every layer imports only from the layers beneath it", () => {
   assert.deepEqual(violations, []);
 });
 
-test("only the AI SDK adapter imports the optional `ai` package", () => {
-  const importers = filesUnder(SRC).filter((f) => /from "ai(\/[^"]*)?"/.test(fs.readFileSync(f, "utf8")));
+test("only the AI SDK adapter loads the optional `ai` package (type-only imports load nothing)", () => {
+  const loadsAi = /^import (?!type )[^;]*from "ai(\/[^"]*)?"|import\("ai(\/[^"]*)?"\)/m;
+  const importers = filesUnder(SRC).filter((f) => loadsAi.test(fs.readFileSync(f, "utf8")));
   assert.deepEqual(importers.map((f) => path.relative(SRC, f)), [path.join("adapters", "ai-sdk.ts")]);
 });

@@ -1,58 +1,26 @@
 /**
- * The `skill` tool for the Vercel AI SDK (v5). This is the only module that imports `ai`, an
- * optional peer: hosts that never import this module never need it installed.
+ * `skillport/ai-sdk`: the `skill` tool for the Vercel AI SDK (ai 5, 6 or 7). This is the only
+ * module that loads `ai`, an optional peer: hosts that never import it never need `ai`
+ * installed, and one that imports it without `ai` gets an error saying what to install rather
+ * than Node's bare "Cannot find package".
  */
-import { jsonSchema, tool, type JSONSchema7, type Tool, type ToolCallOptions } from "ai";
+import type { Tool } from "ai";
 import type { Envelope } from "../tool/envelope.js";
-import { renderEnvelopeText } from "../tool/render.js";
-import type { SkillTool, SkillToolContext, SkillToolDefinition, SkillToolInvocation } from "../tool/types.js";
+import type { SkillTool, SkillToolContext } from "../tool/types.js";
+import { buildAiSdkSkillTool, type AiSdkFunctions, type SkillToolArguments, type SkillToolSessionLike } from "./ai-sdk-tool.js";
 
-export interface SkillToolArguments {
-  name?: string;
-  file_path?: string;
-}
+export type { SkillToolArguments, SkillToolSessionLike } from "./ai-sdk-tool.js";
 
-/** A conversation that owns the tool (a runtime session): it carries its own scope and hook. */
-export interface SkillToolSessionLike {
-  tool: SkillToolDefinition;
-  call(args: unknown, options?: { toolCallId?: string }): Promise<Envelope>;
-  /** When present, used so loaded skills render with their directory. */
-  invoke?(args: unknown, options?: { toolCallId?: string }): Promise<SkillToolInvocation>;
-}
+const ai: AiSdkFunctions = await import("ai").catch((error: unknown) => {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code !== "ERR_MODULE_NOT_FOUND" || !String((error as Error).message).includes("'ai'")) throw error;
+  throw new Error(
+    "skillport/ai-sdk needs the Vercel AI SDK, which is not installed: run `npm install ai` (versions 5, 6 and 7 are supported).",
+    { cause: error },
+  );
+});
 
-/**
- * An AI SDK tool whose result is the §4 envelope (what `steps[].toolResults` hold, for hosts that
- * store it) and whose model output is the one rendered text. Arguments are not validated by the
- * SDK: the handler's own checks answer a bad call with an `invalid_arguments` envelope the model
- * can read, instead of an SDK error.
- */
-export function aiSdkSkillTool(
-  source: SkillTool | SkillToolSessionLike,
-  ctx?: SkillToolContext,
-): Tool<SkillToolArguments, Envelope> {
-  const definition = isSession(source) ? source.tool : source;
-  // Text rendered at call time, keyed by the envelope object the SDK hands back to
-  // `toModelOutput`. An envelope that was stored and parsed back is rendered afresh, only
-  // without the skill directory line it has no way to know.
-  const texts = new WeakMap<Envelope, string>();
-  const run = (args: SkillToolArguments, options: ToolCallOptions): Promise<SkillToolInvocation> => {
-    if (!isSession(source)) return source.invoke(args, { ...ctx, toolCallId: options.toolCallId });
-    const callOptions = { toolCallId: options.toolCallId };
-    if (source.invoke) return source.invoke(args, callOptions);
-    return source.call(args, callOptions).then((envelope) => ({ envelope, text: renderEnvelopeText(envelope) }));
-  };
-  return tool<SkillToolArguments, Envelope>({
-    description: definition.description,
-    inputSchema: jsonSchema<SkillToolArguments>(structuredClone(definition.inputSchema) as JSONSchema7),
-    execute: async (args, options) => {
-      const { envelope, text } = await run(args, options);
-      texts.set(envelope, text);
-      return envelope;
-    },
-    toModelOutput: (envelope) => ({ type: "text", value: texts.get(envelope) ?? renderEnvelopeText(envelope) }),
-  });
-}
-
-function isSession(source: SkillTool | SkillToolSessionLike): source is SkillToolSessionLike {
-  return "tool" in source && typeof source.tool === "object" && source.tool !== null;
+/** The `skill` tool as an AI SDK tool: the result is the envelope, the model sees the rendered text. */
+export function aiSdkSkillTool(source: SkillTool | SkillToolSessionLike, ctx?: SkillToolContext): Tool<SkillToolArguments, Envelope> {
+  return buildAiSdkSkillTool(ai, source, ctx);
 }
