@@ -1,5 +1,6 @@
 import { ConfigError } from "../config.js";
 import { SkillBodyError } from "../package/body.js";
+import { withHiddenCharactersShown } from "../package/display-text.js";
 import { locateSkillFile } from "../package/skill-file.js";
 import { SkillsRefPromptError } from "../prompt/skills-ref.js";
 import { CliError, EXIT_FAILURE_FOUND, EXIT_USAGE, type ExitCode } from "./exit.js";
@@ -15,10 +16,11 @@ export function debugRequested(env: NodeJS.ProcessEnv = process.env): boolean {
 
 /**
  * Writes one `error: …` line. Messages are flattened because people and scripts read stderr line
- * by line: a message spread over several lines reads as several problems.
+ * by line: a message spread over several lines reads as several problems. Hidden characters (an
+ * ESC in a directory name a message quotes) are written out, not sent to the terminal.
  */
 export function logError(out: CliOutput, message: string): void {
-  out.log(`error: ${message.replace(/\s*\r?\n\s*/g, " ").trim()}`);
+  out.log(`error: ${withHiddenCharactersShown(message.replace(/\s*\r?\n\s*/g, " ").trim())}`);
 }
 
 /**

@@ -6,9 +6,11 @@
 import { constants } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { isLeftOutOfPackage } from "./package-shape.js";
 
 /**
- * Why a confined read refused. These strings are part of the tool's persisted contract
+ * Why a confined read refused (`unsupported_path`: a dot-entry or `node_modules`, which are not
+ * part of the package; see package-shape.ts). These strings are part of the tool's persisted contract
  * (`skill_read_error.reason`, SPEC §4); they are defined here, where they are decided, and the
  * envelope module re-exports them so the package layer never depends on the tool layer.
  */
@@ -30,8 +32,9 @@ export type NormalisedPath =
   | { ok: false; reason: "illegal_path"; message: string };
 
 /**
- * Normalises a skill-relative path: backslashes become `/` (paths written on Windows), repeated
- * slashes collapse. Refuses anything that could name a place outside the skill before the file
+ * Normalises a skill-relative path: backslashes become `/` (paths written on Windows), `.` and
+ * empty segments are dropped (`./reference/x.md` is `reference/x.md`, as Markdown links in real
+ * skills write it). Refuses anything that could name a place outside the skill before the file
  * system is touched. Nothing is percent-decoded: `%2e%2e` is a literal file name.
  */
 export function normaliseSkillPath(filePath: string): NormalisedPath {
@@ -45,11 +48,9 @@ export function normaliseSkillPath(filePath: string): NormalisedPath {
   if (slashed.trim() === "") return illegal("it is empty");
   // `/x`, `//server/share` and drive paths (`C:\x`, `C:x`) are all absolute somewhere.
   if (slashed.startsWith("/") || /^[A-Za-z]:/.test(slashed)) return illegal("it must be relative to the skill directory");
-  const segments = slashed.split("/").filter((segment) => segment !== "");
-  if (segments.some((segment) => segment === "." || segment === "..")) {
-    return illegal("`.` and `..` segments are not allowed");
-  }
-  if (segments.length === 0) return illegal("it is empty");
+  const segments = slashed.split("/").filter((segment) => segment !== "" && segment !== ".");
+  if (segments.includes("..")) return illegal("`..` segments are not allowed");
+  if (segments.length === 0) return illegal("it names no file");
   return { ok: true, path: segments.join("/"), segments };
 }
 
@@ -71,6 +72,8 @@ export async function readConfinedFile(
     reason,
     message: `Cannot read ${JSON.stringify(relative)}: ${why}.`,
   });
+  const leftOut = (): ConfinedRead => refuse("unsupported_path", "dot-entries and node_modules are not part of a skill's package");
+  if (normalised.segments.some(isLeftOutOfPackage)) return leftOut();
 
   let realDir: string;
   let realTarget: string;
@@ -88,6 +91,8 @@ export async function readConfinedFile(
   // Checked on the real paths, after every symlink is resolved, and by whole components so
   // that a sibling `a-evil` never counts as inside `a`.
   if (!isInside(realDir, realTarget)) return refuse("illegal_path", "it resolves outside the skill directory");
+  // A link inside the package may still lead to a left-out entry (`notes.md -> .env`).
+  if (path.relative(realDir, realTarget).split(path.sep).some(isLeftOutOfPackage)) return leftOut();
 
   try {
     const before = await fs.stat(realTarget);

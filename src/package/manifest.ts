@@ -174,7 +174,16 @@ function requiredString(raw: Record<string, unknown>, key: string, findings: Fin
     return null;
   }
   const v = raw[key];
-  const trimmed = typeof v === "string" ? v.trim() : "";
+  let trimmed = "";
+  if (typeof v === "string") trimmed = v.trim();
+  else if (typeof v === "number" || typeof v === "boolean") {
+    // `validate` reads every scalar as text (the reference's YAML is string-only), so loading
+    // must not refuse what it accepts (SPEC §1): an unquoted `name: 123` is the name "123".
+    // The text is YAML's reading of the value (`007` is the number 7, so "7"); a null, a list
+    // or a mapping names nothing and stays refused.
+    trimmed = String(v);
+    findings.warn("field_type", `Field '${key}' should be a string; read ${JSON.stringify(v)} as its text ${JSON.stringify(trimmed)}`);
+  }
   if (trimmed === "") {
     findings.fail(`${key}_invalid`, `Field '${key}' must be a non-empty string`);
     return null;

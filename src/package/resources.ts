@@ -1,95 +1,168 @@
 /**
- * Lists a skill's resource files (SPEC §1): `scripts/`, `references/`, `assets/`, recursive but
- * bounded (depth 5, 500 entries), skipping dot-entries and `node_modules`. Scripts are absolute
- * (the model runs them directly); references and assets are skill-relative (the model reads
- * them through the tool). Symlinked directories are not descended: a listing must not loop.
- * A symlink whose target lies outside the skill's real directory is left out: the listing
- * must not offer a file that a confined read would refuse. So is a name holding a backslash,
- * which a read takes for a separator (models write Windows paths): it could never be read. So
- * is a name with a line break or a hidden character: the listing reaches the model one file a
- * line, and such a name could forge entries there.
+ * Lists a skill's resource files (SPEC §1): every regular file of its package other than
+ * SKILL.md, whatever folder the author keeps it in (`references/`, `reference/`, `themes/`,
+ * `forms.md` at the root). Scripts are absolute (the model runs them directly); every other file
+ * is skill-relative (the model reads it through the tool).
+ *
+ * Bounded four ways, because the directory is the author's and may be anything: files at most
+ * five directories below the skill, 500 files listed, 500 directories read and 5,000 directory
+ * entries read in all. A `references/` holding 100,000 directories then costs a bounded walk,
+ * and the listing says it was cut. The walk is asynchronous: every directory is read in batches
+ * off the event loop, so no session waits while another's activation lists a large package.
+ * It is not cached: a file added to a package shows at the next activation, and the bounds keep
+ * a walk cheap. Concurrent listings of one directory share one walk.
+ *
+ * Left out: what the package leaves out (package-shape.ts), the files of a nested skill (a
+ * subdirectory with its own SKILL.md, outside `scripts/`, `references/`, `assets/`, which is how
+ * discovery finds nested skills), symlinked directories (a listing must not loop), a symlink
+ * whose target lies outside the skill's real directory (the listing must not offer a file that a
+ * confined read refuses), a name holding a backslash (a read takes it for a separator, so it
+ * could never be read), and a name with a line break or a hidden character (the listing reaches
+ * the model one file a line, and such a name could forge entries there).
  */
-import * as fs from "node:fs";
+import type { Dirent } from "node:fs";
+import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { isInside } from "./confined-read.js";
 import { hasUnshowableCharacter } from "./display-text.js";
+import { isLeftOutOfPackage, RESOURCE_DIRS, SCRIPTS_DIR, SKILL_FILE_NAMES } from "./package-shape.js";
 
-export const RESOURCE_DIRS = ["scripts", "references", "assets"] as const;
+/** Directories below the skill directory a listed file may lie in: `1/2/3/4/5/file` is listed. */
 export const MAX_RESOURCE_DEPTH = 5;
+/** Files listed. */
 export const MAX_RESOURCE_ENTRIES = 500;
+/** Directories read, the skill directory included. */
+export const MAX_RESOURCE_DIRECTORIES = 500;
+/** Directory entries read, over all directories: one directory of 100,000 entries costs this many. */
+export const MAX_RESOURCE_ENTRIES_READ = 5_000;
+
+/** Entries fetched per read of a directory: each batch is one trip off the event loop. */
+const READ_BATCH = 128;
 
 export interface ResourceListing {
-  scripts: string[];
-  references: string[];
-  assets: string[];
-  /** True when the bound cut the listing short. */
-  truncated: boolean;
+  /** Files under `scripts/`, as absolute paths. */
+  readonly scripts: readonly string[];
+  /** Every other listed file, relative to the skill directory, separated by `/`. */
+  readonly files: readonly string[];
+  /** True when a bound cut the listing short: the package holds more than is listed. */
+  readonly truncated: boolean;
 }
 
-export function listResources(dir: string): ResourceListing {
-  const listing: ResourceListing = { scripts: [], references: [], assets: [], truncated: false };
-  let budget = MAX_RESOURCE_ENTRIES;
-  let realDir: string;
-  try {
-    realDir = fs.realpathSync(dir);
-  } catch {
-    return listing;
+const inFlight = new Map<string, Promise<ResourceListing>>();
+
+/** Never throws: what cannot be read is simply not listed. */
+export function listResources(dir: string): Promise<ResourceListing> {
+  let walk = inFlight.get(dir);
+  if (!walk) {
+    walk = new PackageWalk(dir).run().finally(() => inFlight.delete(dir));
+    inFlight.set(dir, walk);
   }
-  const confined = (rel: string): boolean => {
+  return walk;
+}
+
+/** Whether there is anything to tell the model: files, or a listing cut before any file was reached. */
+export function hasResources(listing: ResourceListing): boolean {
+  return listing.scripts.length + listing.files.length > 0 || listing.truncated;
+}
+
+class PackageWalk {
+  private readonly scripts: string[] = [];
+  private readonly files: string[] = [];
+  private truncated = false;
+  /** Set once a file past the entry bound is seen: nothing more can be listed. */
+  private full = false;
+  private directoriesLeft = MAX_RESOURCE_DIRECTORIES;
+  private entriesLeft = MAX_RESOURCE_ENTRIES_READ;
+  private realDir = "";
+
+  constructor(private readonly dir: string) {}
+
+  async run(): Promise<ResourceListing> {
     try {
-      return isInside(realDir, fs.realpathSync(path.join(dir, rel)));
+      this.realDir = await fsp.realpath(this.dir);
+      const top = await this.read("");
+      if (top) await this.visit("", 0, top);
+    } catch {
+      // The directory vanished or cannot be resolved: nothing to list.
+    }
+    return Object.freeze({ scripts: Object.freeze(this.scripts), files: Object.freeze(this.files), truncated: this.truncated });
+  }
+
+  /** The entries of one directory, sorted by name; null when it cannot be read or the bound is spent. */
+  private async read(rel: string): Promise<Dirent[] | null> {
+    if (this.directoriesLeft === 0) {
+      this.truncated = true;
+      return null;
+    }
+    this.directoriesLeft--;
+    const entries: Dirent[] = [];
+    try {
+      const handle = await fsp.opendir(path.join(this.dir, rel), { bufferSize: READ_BATCH });
+      // Breaking out of the loop closes the handle.
+      for await (const entry of handle) {
+        if (this.entriesLeft === 0) {
+          this.truncated = true;
+          break;
+        }
+        this.entriesLeft--;
+        entries.push(entry);
+      }
+    } catch {
+      if (entries.length === 0) return null;
+      // A directory that fails part-way lists what was read.
+    }
+    return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  private async visit(rel: string, depth: number, entries: Dirent[]): Promise<void> {
+    for (const entry of entries) {
+      if (this.full) return;
+      const name = entry.name;
+      if (isLeftOutOfPackage(name) || name.includes("\\") || hasUnshowableCharacter(name)) continue;
+      if (rel === "" && SKILL_FILE_NAMES.includes(name)) continue;
+      const childRel = rel === "" ? name : `${rel}/${name}`;
+      if (entry.isSymbolicLink()) {
+        // Symlinked directories are not descended; a symlinked file counts where a read would take it.
+        if (await this.isConfinedFile(childRel)) this.add(childRel);
+      } else if (entry.isFile()) {
+        this.add(childRel);
+      } else if (entry.isDirectory()) {
+        if (depth + 1 > MAX_RESOURCE_DEPTH) {
+          this.truncated = true;
+          continue;
+        }
+        const children = await this.read(childRel);
+        if (!children || this.isNestedSkill(childRel, children)) continue;
+        await this.visit(childRel, depth + 1, children);
+      }
+    }
+  }
+
+  private add(rel: string): void {
+    if (this.scripts.length + this.files.length === MAX_RESOURCE_ENTRIES) {
+      this.truncated = true;
+      this.full = true;
+      return;
+    }
+    if (rel.startsWith(`${SCRIPTS_DIR}/`)) this.scripts.push(path.join(this.dir, rel));
+    else this.files.push(rel);
+  }
+
+  /** A subdirectory holding its own SKILL.md is a skill of its own, unless it sits in a resource folder. */
+  private isNestedSkill(rel: string, entries: Dirent[]): boolean {
+    const top = rel.split("/", 1)[0]!;
+    if ((RESOURCE_DIRS as readonly string[]).includes(top)) return false;
+    return entries.some((e) => SKILL_FILE_NAMES.includes(e.name) && !e.isDirectory());
+  }
+
+  private async isConfinedFile(rel: string): Promise<boolean> {
+    try {
+      const real = await fsp.realpath(path.join(this.dir, rel));
+      if (!isInside(this.realDir, real)) return false;
+      if (path.relative(this.realDir, real).split(path.sep).some(isLeftOutOfPackage)) return false;
+      return (await fsp.stat(real)).isFile();
     } catch {
       return false;
     }
-  };
-  for (const top of RESOURCE_DIRS) {
-    // `references` itself may be a symlink; only a target inside the skill counts.
-    if (!confined(top)) continue;
-    const found: string[] = [];
-    const walk = (rel: string, depth: number): void => {
-      let entries: fs.Dirent[];
-      try {
-        entries = fs.readdirSync(path.join(dir, rel), { withFileTypes: true });
-      } catch {
-        return;
-      }
-      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      for (const entry of entries) {
-        if (entry.name.startsWith(".") || entry.name === "node_modules" || entry.name.includes("\\") || hasUnshowableCharacter(entry.name)) continue;
-        const childRel = `${rel}/${entry.name}`;
-        let isDir = entry.isDirectory();
-        let isFile = entry.isFile();
-        if (entry.isSymbolicLink()) {
-          try {
-            isFile = confined(childRel) && fs.statSync(path.join(dir, childRel)).isFile();
-          } catch {
-            isFile = false;
-          }
-          isDir = false;
-        }
-        if (isFile) {
-          if (budget === 0) {
-            listing.truncated = true;
-            return;
-          }
-          budget--;
-          found.push(childRel);
-        } else if (isDir) {
-          if (depth + 1 >= MAX_RESOURCE_DEPTH) {
-            listing.truncated = true;
-            continue;
-          }
-          walk(childRel, depth + 1);
-        }
-        if (listing.truncated && budget === 0) return;
-      }
-    };
-    walk(top, 0);
-    listing[top] = top === "scripts" ? found.map((rel) => path.join(dir, rel)) : found;
   }
-  return listing;
-}
-
-export function hasResources(listing: ResourceListing): boolean {
-  return listing.scripts.length + listing.references.length + listing.assets.length > 0;
 }

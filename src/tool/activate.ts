@@ -61,7 +61,7 @@ export async function activateSkill(
       skillDir: skill.dir,
     };
   }
-  const resourceFiles = resourceFilesOf(skill);
+  const resourceFiles = await resourceFilesOf(skill);
   const environmentAccess = environmentAccessOf(skill);
   return {
     envelope: success({
@@ -122,20 +122,19 @@ async function prepare(found: FoundSkill): Promise<({ ok: true } & StampedBody) 
   }
 }
 
-function resourceFilesOf(skill: RegisteredSkill): ResourceFiles | undefined {
+async function resourceFilesOf(skill: RegisteredSkill): Promise<ResourceFiles | undefined> {
   // listResources never throws: unreadable folders simply list nothing.
-  const listing = listResources(skill.dir);
+  const listing = await listResources(skill.dir);
   if (!hasResources(listing)) return undefined;
-  const files = [...listing.scripts, ...listing.references, ...listing.assets];
   const parts = [
     "These are additional files of this skill. Use one only when the skill's instructions tell you to.",
     listing.scripts.length > 0 ? "Scripts are absolute paths: run them directly." : "",
-    listing.references.length + listing.assets.length > 0
-      ? `References and assets are relative paths: read them with this tool, passing name ${JSON.stringify(skill.name)} and the path as file_path.`
+    listing.files.length > 0
+      ? `The other files are relative paths: read them with this tool, passing name ${JSON.stringify(skill.name)} and the path as file_path.`
       : "",
     listing.truncated ? "The listing was cut short; the skill holds more files than are shown." : "",
   ];
-  return { guidance: parts.filter((part) => part !== "").join(" "), files };
+  return { guidance: parts.filter((part) => part !== "").join(" "), files: [...listing.scripts, ...listing.files] };
 }
 
 function environmentAccessOf(skill: RegisteredSkill): EnvironmentAccess | undefined {

@@ -39,7 +39,8 @@ function renderLoaded(data: LoadedData, skillDir: string | undefined): string {
   }
   if (data.resource_files) {
     lines.push(data.resource_files.guidance, "<skill_resources>");
-    for (const file of data.resource_files.files) lines.push(`  <file>${escapeText(file)}</file>`);
+    // Scripts are absolute, so the skill directory's name is in them: shown like the directory line.
+    for (const file of data.resource_files.files) lines.push(`  <file>${escapeText(oneLineShown(file))}</file>`);
     lines.push("</skill_resources>");
   }
   if (lines[lines.length - 1] === "") lines.pop();

@@ -4,8 +4,8 @@ export const SKILL_TOOL_DESCRIPTION =
   "Use skills: folders of instructions, scripts and reference files for specialised tasks. " +
   "Call with no arguments to list the skills available here. " +
   "Call with `name` to load a skill's instructions before working on a task it covers. " +
-  "Call with `name` and `file_path` to read one file of that skill (`SKILL.md`, or a path under " +
-  "`scripts/`, `references/` or `assets/`) when its instructions point you to it.";
+  "Call with `name` and `file_path` to read one file of that skill (`SKILL.md`, or any file of its " +
+  "folder by its relative path) when its instructions point you to it.";
 
 /**
  * Flat on purpose, with no `required` and no `additionalProperties`: every provider accepts this
@@ -23,8 +23,8 @@ export function skillToolInputSchema(): SkillToolInputSchema {
       file_path: {
         type: "string",
         description:
-          "Instead of loading the skill, read this one of its files: `SKILL.md`, or a path relative to the " +
-          "skill directory under `scripts/`, `references/` or `assets/`. Requires `name`.",
+          "Instead of loading the skill, read this one of its files: `SKILL.md`, or any file of the skill " +
+          "by its path relative to the skill directory (`references/guide.md`, `themes/dark.md`). Requires `name`.",
       },
     },
   };

@@ -20,8 +20,8 @@ test("show prints the frontmatter fields, where the skill lives, and its resourc
   assert.ok(out.includes(`directory: ${tree.alphaDir}\n`));
   assert.match(out, /^availability: available$/m);
   assert.match(out, /^diagnostics: none$/m);
-  assert.ok(out.includes(`    ${path.join(tree.alphaDir, "scripts", "run.sh")}\n`), out);
-  assert.ok(out.includes("    references/guide.md\n"));
+  assert.ok(out.includes(`  ${path.join(tree.alphaDir, "scripts", "run.sh")}\n`), out);
+  assert.ok(out.includes("  references/guide.md\n"));
 });
 
 test("show --json has the fields, diagnostics and resource listing", async () => {
@@ -35,7 +35,7 @@ test("show --json has the fields, diagnostics and resource listing", async () =>
     frontmatter: Record<string, unknown>;
     availability: { status: string };
     diagnostics: Array<{ code: string; severity: string }>;
-    resources: { scripts: string[]; references: string[]; assets: string[]; truncated: boolean };
+    resources: { scripts: string[]; files: string[]; truncated: boolean };
   }>(run);
   assert.equal(details.name, "alpha");
   assert.equal(details.skillFile, path.join(tree.alphaDir, "SKILL.md"));
@@ -44,8 +44,7 @@ test("show --json has the fields, diagnostics and resource listing", async () =>
   assert.equal(details.availability.status, "available");
   assert.deepEqual(details.resources, {
     scripts: [path.join(tree.alphaDir, "scripts", "run.sh")],
-    references: ["references/guide.md"],
-    assets: [],
+    files: ["references/guide.md"],
     truncated: false,
   });
   // The copy in the second root lost the name collision; show says so about the winner.

@@ -43,7 +43,7 @@ const illegal: Array<[string, string]> = [
   ["empty", ""],
   ["blank", "   "],
   ["dot", "."],
-  ["dot segment", "references/./guide.md"],
+  ["only dot segments", "./."],
   ["parent", "../x"],
   ["parent inside", "references/../../x"],
   ["backslash parent", "references\\..\\..\\x"],
@@ -61,6 +61,12 @@ for (const [label, input] of illegal) {
     assert.equal(!result.ok && result.reason, "illegal_path");
   });
 }
+
+test("drops `.` and empty segments: `./references/./guide.md` is `references/guide.md`", async () => {
+  assert.deepEqual(normaliseSkillPath("./references/.//guide.md"), { ok: true, path: "references/guide.md", segments: ["references", "guide.md"] });
+  const result = await readConfinedFile(skill, ".\\references\\.\\guide.md");
+  assert.equal(result.ok && result.path, "references/guide.md");
+});
 
 test("reads a file inside the skill, with a normalised relative path", async () => {
   const result = await readConfinedFile(skill, "references\\nested\\deep.md");

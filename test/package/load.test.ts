@@ -6,9 +6,7 @@ import * as path from "node:path";
 import { test } from "node:test";
 import { readSkillBody } from "../../src/package/body.js";
 import { loadSkillSync } from "../../src/package/load.js";
-import { listResources } from "../../src/package/resources.js";
 import { readSkillFileSync } from "../../src/package/skill-file.js";
-import { readConfinedFile } from "../../src/package/confined-read.js";
 import { CORPUS, EXAMPLES, tempDir, writeSkill } from "../support/tmp.js";
 
 const root = tempDir();
@@ -204,7 +202,41 @@ test("lenient load: name problems are warnings, missing description is an error"
     "warning:name_mismatch",
   ]);
   assert.deepEqual(codes(writeSkill(root, "no-desc", "name: no-desc\ndescription: '   '")), ["error:description_invalid"]);
-  assert.deepEqual(codes(writeSkill(root, "num-name", "name: 42\ndescription: d")), ["error:name_invalid"]);
+  assert.deepEqual(codes(writeSkill(root, "list-name", "name: [a]\ndescription: d")), ["error:name_invalid"]);
+});
+
+test("a name or description YAML reads as a number or boolean loads as its text, with a warning (validate accepts it)", () => {
+  const numeric = loadSkillSync(writeSkill(root, "123", "name: 123\ndescription: true"));
+  assert.equal(numeric.skill?.name, "123");
+  assert.equal(numeric.skill?.description, "true");
+  assert.deepEqual(numeric.diagnostics.map((d) => `${d.severity}:${d.code}`), ["warning:field_type", "warning:field_type"]);
+  assert.match(numeric.diagnostics[0]!.message, /Field 'name' should be a string; read 123 as its text "123"/);
+  for (const [dirName, fields, text] of [
+    ["float-desc", "name: float-desc\ndescription: 1.5", "1.5"],
+    ["zero-desc", "name: zero-desc\ndescription: 0", "0"],
+    ["false-desc", "name: false-desc\ndescription: false", "false"],
+    ["false", "name: false\ndescription: d", undefined],
+  ] as const) {
+    const loaded = loadSkillSync(writeSkill(root, dirName, fields));
+    assert.ok(loaded.skill, fields);
+    if (text !== undefined) assert.equal(loaded.skill.description, text, fields);
+    else assert.equal(loaded.skill.name, "false");
+  }
+});
+
+test("a description that is null, ~, empty or missing still cannot be loaded", () => {
+  for (const [dirName, fields] of [
+    ["null-desc", "name: null-desc\ndescription: null"],
+    ["tilde-desc", "name: tilde-desc\ndescription: ~"],
+    ["empty-desc", "name: empty-desc\ndescription:"],
+    ["no-desc-key", "name: no-desc-key"],
+    ["map-desc", "name: map-desc\ndescription: {a: 1}"],
+    ["null-name", "name: null\ndescription: d"],
+  ] as const) {
+    const loaded = loadSkillSync(writeSkill(root, dirName, fields));
+    assert.equal(loaded.skill, null, fields);
+    assert.ok(loaded.diagnostics.some((d) => d.severity === "error" && /^(name|description)_(invalid|missing)$/.test(d.code)), fields);
+  }
 });
 
 test("a lowercase skill.md is accepted with a warning", (t) => {
@@ -242,38 +274,6 @@ test("fields: allowed-tools string or list, tools, disable-model-invocation, ext
   const listDir = writeSkill(root, "tool-list", "name: tool-list\ndescription: d\nallowed-tools: [Read, Grep]\ntools: [read, grep]");
   assert.deepEqual(loadSkillSync(listDir).skill!.manifest.allowedTools, ["Read", "Grep"]);
   assert.deepEqual(loadSkillSync(listDir).skill!.manifest.tools, ["read", "grep"]);
-});
-
-test("resources never list a symlink that escapes the skill", () => {
-  const dir = writeSkill(root, "linky", "name: linky\ndescription: d");
-  const outside = writeSkill(root, "linky-evil", "name: linky-evil\ndescription: d");
-  fs.mkdirSync(path.join(outside, "references"));
-  fs.writeFileSync(path.join(outside, "references", "secret.md"), "secret");
-  fs.mkdirSync(path.join(dir, "references"));
-  fs.writeFileSync(path.join(dir, "references", "own.md"), "own");
-  fs.symlinkSync(path.join(outside, "references", "secret.md"), path.join(dir, "references", "link.md"));
-  fs.symlinkSync(path.join(dir, "references", "own.md"), path.join(dir, "references", "alias.md"));
-  fs.symlinkSync(path.join(outside, "references"), path.join(dir, "assets"));
-  const listing = listResources(dir);
-  assert.deepEqual(listing.references, ["references/alias.md", "references/own.md"]);
-  assert.deepEqual(listing.assets, []);
-});
-
-test("a resource whose name holds a line break or a hidden character is not listed: it could forge entries", () => {
-  const dir = writeSkill(root, "odd-files", "name: odd-files\ndescription: d");
-  fs.mkdirSync(path.join(dir, "references"));
-  for (const name of ["line\nbreak.md", "bidi\u202e.md", "plain.md"]) fs.writeFileSync(path.join(dir, "references", name), "x");
-  assert.deepEqual(listResources(dir).references, ["references/plain.md"]);
-});
-
-test("a resource whose name holds a backslash is not listed: a read takes the backslash for a separator", async () => {
-  const dir = writeSkill(root, "backslash", "name: backslash\ndescription: d");
-  fs.mkdirSync(path.join(dir, "references"));
-  fs.writeFileSync(path.join(dir, "references", "back\\slash.md"), "unreachable");
-  fs.writeFileSync(path.join(dir, "references", "plain.md"), "plain");
-  assert.deepEqual(listResources(dir).references, ["references/plain.md"]);
-  const read = await readConfinedFile(dir, "references/back\\slash.md");
-  assert.equal(read.ok, false, "the read refuses what the listing leaves out");
 });
 
 test("tools with no value warns; a tools list with no usable name is refused for what it is; invisible names are dropped", () => {
@@ -381,24 +381,6 @@ test("a FIFO named SKILL.md does not hang the load", { skip: process.platform ==
   const made = spawnSync("mkfifo", [path.join(dir, "SKILL.md")]);
   if (made.status !== 0) return t.skip("mkfifo is not available");
   assert.deepEqual(codes(dir), ["error:skill_file_not_regular"]);
-});
-
-test("resources: scripts absolute, references and assets relative, dot entries skipped, bounded", () => {
-  const listing = listResources(path.join(EXAMPLES, "release-notes"));
-  assert.deepEqual(listing.scripts, [path.join(EXAMPLES, "release-notes", "scripts", "changes.sh")]);
-  assert.deepEqual(listing.references, ["references/style.md"]);
-  assert.deepEqual(listing.assets, ["assets/template.md"]);
-  assert.equal(listing.truncated, false);
-
-  const dir = writeSkill(root, "many", "name: many\ndescription: d");
-  fs.mkdirSync(path.join(dir, "references", "deep", "a", "b", "c", "d", "e"), { recursive: true });
-  fs.writeFileSync(path.join(dir, "references", ".hidden"), "x");
-  fs.writeFileSync(path.join(dir, "references", "deep", "a", "b", "c", "d", "e", "too-deep.md"), "x");
-  for (let i = 0; i < 600; i++) fs.writeFileSync(path.join(dir, "references", `r${String(i).padStart(3, "0")}.md`), "x");
-  const many = listResources(dir);
-  assert.equal(many.references.length, 500);
-  assert.equal(many.truncated, true);
-  assert.ok(!many.references.some((r) => r.includes(".hidden") || r.includes("too-deep")));
 });
 
 test("a directory given in any spelling loads as its clean absolute path", () => {

@@ -22,13 +22,18 @@ const dir = makeSkill(skills, "a", {
     "assets/template.txt": "template\n",
     "assets/binary.bin": Buffer.from([0xc3, 0x28, 0xff]),
     "references/big.md": "z".repeat(1024 * 1024),
-    "notes/extra.md": "not in the package shape\n",
+    "notes/extra.md": "in a folder the standard does not name\n",
+    "LICENSE.txt": "licence\n",
+    ".env": "TOKEN=dot-secret\n",
+    ".git/config": "dot-secret config\n",
+    "node_modules/pkg/index.js": "installed\n",
   },
 });
 makeSkill(skills, "a-evil", { files: { "references/secret.md": "sibling secret\n" } });
 fs.symlinkSync(path.join(outside, "secret.txt"), path.join(dir, "references", "escape.md"));
 fs.symlinkSync(outside, path.join(dir, "references", "outdir"));
 fs.symlinkSync(path.join(skills, "a-evil"), path.join(dir, "references", "sibling"));
+fs.symlinkSync(path.join(dir, ".env"), path.join(dir, "references", "dotlink.md"));
 assert.equal(spawnSync("mkfifo", [path.join(dir, "references", "pipe")]).status, 0);
 
 let hookCalls = 0;
@@ -53,13 +58,17 @@ const hostile: Array<[string, string, string]> = [
   ["references\\..\\..\\x", "backslash parent", "illegal_path"],
   ["references/a\u0000b", "NUL", "illegal_path"],
   ["", "empty", "illegal_path"],
-  ["./SKILL.md", "dot segment", "illegal_path"],
+  [".", "only a dot segment", "illegal_path"],
+  ["./", "a dot segment and a slash", "illegal_path"],
   ["references/escape.md", "file symlink leaving the skill", "illegal_path"],
   ["references/outdir/secret.txt", "directory symlink leaving the skill", "illegal_path"],
   ["references/sibling/references/secret.md", "sibling skill `a-evil`", "illegal_path"],
-  ["references", "resource root itself", "unsupported_path"],
-  ["notes/extra.md", "directory outside the package shape", "unsupported_path"],
-  ["LICENSE.txt", "top-level file other than SKILL.md", "unsupported_path"],
+  ["references", "a folder", "not_a_file"],
+  [".env", "a dot-entry at the root", "unsupported_path"],
+  [".git/config", "a file in a dot-folder", "unsupported_path"],
+  ["notes/./.env", "a dot-entry after a dot segment", "unsupported_path"],
+  ["node_modules/pkg/index.js", "a file in node_modules", "unsupported_path"],
+  ["references/dotlink.md", "a link inside the skill to a dot-entry", "unsupported_path"],
   ["references/missing.md", "missing file", "not_found"],
   ["references/%2e%2e", "directory (percent name is literal)", "not_a_file"],
   ["references/pipe", "FIFO", "not_a_file"],
@@ -73,7 +82,7 @@ for (const [filePath, label, reason] of hostile) {
     assert.equal(envelope.error!.code, "skill_read_error");
     assert.equal(envelope.error!.reason, reason);
     assert.ok(!envelope.error!.message.includes(root), "no absolute path in the message");
-    assert.ok(!/outside secret|sibling secret/.test(JSON.stringify(envelope)), "nothing outside the skill leaks");
+    assert.ok(!/outside secret|sibling secret|dot-secret|installed/.test(JSON.stringify(envelope)), "nothing outside the package leaks");
   });
 }
 
@@ -100,11 +109,17 @@ test("reading SKILL.md returns the whole file including frontmatter", async () =
   assert.ok((envelope.data as FileLoadedData).content.startsWith("---\nname: a\n"));
 });
 
-test("reads under each resource root return the normalised relative path and no absolute path", async () => {
+test("any file of the package reads, by its normalised relative path, with no absolute path in the result", async () => {
   for (const [asked, normalised, content] of [
     ["references\\guide.md", "references/guide.md", "# Guide\n"],
     ["scripts//run.sh", "scripts/run.sh", "#!/bin/sh\necho hi\n"],
     ["assets/template.txt", "assets/template.txt", "template\n"],
+    ["notes/extra.md", "notes/extra.md", "in a folder the standard does not name\n"],
+    ["./notes/extra.md", "notes/extra.md", "in a folder the standard does not name\n"],
+    ["notes/./extra.md", "notes/extra.md", "in a folder the standard does not name\n"],
+    [".\\notes\\extra.md", "notes/extra.md", "in a folder the standard does not name\n"],
+    ["LICENSE.txt", "LICENSE.txt", "licence\n"],
+    ["./LICENSE.txt", "LICENSE.txt", "licence\n"],
   ] as const) {
     const envelope = await read(asked);
     assert.deepEqual(envelope.data, { name: "a", status: "file_loaded", file_path: normalised, content });
@@ -133,13 +148,24 @@ test("a read of a skill created after the registry was cached rescans once and s
   assert.equal(h.refreshCalls(), before + 1);
 });
 
-test("corpus: references/ reads work; mcp-builder's `reference/` directory is outside the readable shape", async () => {
+test("`./SKILL.md` is SKILL.md: the dot segment is dropped", async () => {
+  const envelope = await read("./SKILL.md");
+  assert.equal((envelope.data as FileLoadedData).file_path, "SKILL.md");
+  assert.ok((envelope.data as FileLoadedData).content.startsWith("---\nname: a\n"));
+});
+
+test("corpus: files outside scripts/, references/, assets/ read, as the skills link them", async () => {
   const corpusTool = (await runtimeHarness({ sources: [{ path: CORPUS, origin: "bundled" }] })).tool;
-  const creatorRefs = fs.readdirSync(path.join(CORPUS, "skill-creator", "references"));
-  const ok = await corpusTool.call({ name: "skill-creator", file_path: `references/${creatorRefs[0]}` });
-  assert.equal(ok.ok, true, JSON.stringify(ok.error));
-  const mcpRef = fs.readdirSync(path.join(CORPUS, "mcp-builder", "reference"))[0]!;
-  const refused = await corpusTool.call({ name: "mcp-builder", file_path: `reference/${mcpRef}` });
-  assert.equal(refused.error!.reason, "unsupported_path");
-  assert.match(refused.error!.message, /references\//);
+  for (const [name, filePath] of [
+    ["theme-factory", "themes/arctic-frost.md"],
+    ["mcp-builder", "./reference/mcp_best_practices.md"],
+    ["internal-comms", "examples/faq-answers.md"],
+    ["skill-creator", "agents/grader.md"],
+  ] as const) {
+    const envelope = await corpusTool.call({ name, file_path: filePath });
+    assert.equal(envelope.ok, true, JSON.stringify(envelope.error));
+    const data = envelope.data as FileLoadedData;
+    assert.equal(data.file_path, filePath.replace(/^\.\//, ""));
+    assert.equal(data.content, fs.readFileSync(path.join(CORPUS, name, filePath), "utf8"));
+  }
 });

@@ -164,7 +164,7 @@ test("activation returns the body alone with every {baseDir} replaced by the ski
   assert.ok(!("resource_files" in data) && !("environment_access" in data));
 });
 
-test("resource_files: scripts absolute, references and assets relative, with guidance", async () => {
+test("resource_files: the whole package, scripts absolute and every other file relative, with guidance", async () => {
   const root = realTempDir("skillport-resources");
   const dir = makeSkill(root, "kit", {
     files: {
@@ -172,15 +172,18 @@ test("resource_files: scripts absolute, references and assets relative, with gui
       "scripts/lib/helper.py": "",
       "references/api.md": "# API",
       "assets/logo.svg": "<svg/>",
-      "other/ignored.md": "not a resource",
+      "other/listed.md": "a file of the package too",
+      "forms.md": "at the root",
     },
   });
   const data = dataOf<LoadedData>(await (await runtimeHarness(globalSource(root))).tool.call({ name: "kit" }));
   assert.deepEqual(data.resource_files!.files, [
     path.join(dir, "scripts/lib/helper.py"),
     path.join(dir, "scripts/run.sh"),
-    "references/api.md",
     "assets/logo.svg",
+    "forms.md",
+    "other/listed.md",
+    "references/api.md",
   ]);
   assert.match(data.resource_files!.guidance, /only when/);
   assert.doesNotMatch(data.resource_files!.guidance, /cut short/);

@@ -6,7 +6,7 @@ import type { CommandHost } from "../command-host.js";
 import { addCommonOptions, type CommonOptions } from "../common-options.js";
 import { EXIT_FAILURE_FOUND, EXIT_OK, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
-import { withHiddenCharactersShown } from "../../package/display-text.js";
+import { oneLineShown, withHiddenCharactersShown } from "../../package/display-text.js";
 import { isScoped, withRuntime } from "../runtime-context.js";
 import { compareSkills } from "../../registry/order.js";
 
@@ -56,8 +56,8 @@ function requirementDiagnostics(registry: ScopedRegistry): Diagnostic[] {
 function renderReport(diagnostics: Diagnostic[], cwd: string): string {
   const lines: string[] = [];
   for (const d of diagnostics) {
-    lines.push(`${d.severity === "error" ? "error  " : "warning"} ${shortPath(d.path, cwd)} [${d.code}]`);
-    lines.push(`        ${d.message.replace(/\n/g, "\n        ")}`);
+    lines.push(`${d.severity === "error" ? "error  " : "warning"} ${oneLineShown(shortPath(d.path, cwd))} [${d.code}]`);
+    lines.push(`        ${d.message.replace(/\r\n|[\n\r\u2028\u2029]/g, "\n        ")}`);
   }
   return lines.length > 0 ? `${lines.join("\n")}\n` : "";
 }

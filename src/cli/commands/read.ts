@@ -12,7 +12,7 @@ export function registerReadCommand(program: Command, { out, run }: CommandHost)
       .command("read")
       .description("print one file of a skill exactly as the `skill` tool would return it to the model")
       .argument("<name>", "skill name")
-      .argument("<path>", "SKILL.md, or a path under scripts/, references/ or assets/"),
+      .argument("<path>", "SKILL.md, or any file of the skill by its path relative to the skill directory"),
   ).action((name: string, filePath: string, options: CommonOptions) => run(() => readCommand(name, filePath, options, out)));
 }
 

@@ -2,7 +2,7 @@ import path from "node:path";
 import type { Command } from "commander";
 import type { Availability } from "../../access/types.js";
 import type { Diagnostic } from "../../package/diagnostic.js";
-import { withHiddenCharactersShown } from "../../package/display-text.js";
+import { oneLineShown, withHiddenCharactersShown } from "../../package/display-text.js";
 import { setOwnProperty } from "../../package/own-property.js";
 import { listResources, type ResourceListing } from "../../package/resources.js";
 import type { RegisteredSkill } from "../../registry/types.js";
@@ -59,7 +59,7 @@ export async function showCommand(name: string, options: CommonOptions, out: Cli
       requirements: skill.manifest.requirements ? requirementsText(skill.manifest.requirements) : null,
       availability: registry.availability(skill.name) ?? null,
       diagnostics: diagnosticsAbout(skill, all),
-      resources: listResources(skill.dir),
+      resources: await listResources(skill.dir),
     };
     if (options.json) writeJson(out, details);
     else out.data(withHiddenCharactersShown(renderDetails(details)));
@@ -118,8 +118,8 @@ function renderDetails(d: SkillDetails): string {
   for (const [key, value] of Object.entries(d.frontmatter)) lines.push(`${key}: ${fieldText(value)}`);
   lines.push("");
   lines.push(`origin: ${d.label.toLowerCase() === d.origin ? d.origin : `${d.origin} (${d.label})`}`);
-  lines.push(`directory: ${d.dir}`);
-  lines.push(`file: ${d.skillFile}`);
+  lines.push(`directory: ${oneLineShown(d.dir)}`);
+  lines.push(`file: ${oneLineShown(d.skillFile)}`);
   if (!d.modelInvocable) lines.push("model: hidden (disable-model-invocation, or not allowed in this scope)");
   if (d.requirements) lines.push(`requirements: ${d.requirements}`);
   lines.push(`availability: ${availabilityProblem(d.availability ?? undefined) ?? "available"}`);
@@ -128,17 +128,12 @@ function renderDetails(d: SkillDetails): string {
   }
   lines.push("");
   lines.push(d.diagnostics.length === 0 ? "diagnostics: none" : "diagnostics:");
-  for (const diag of d.diagnostics) lines.push(`  ${diag.severity} ${diag.code}: ${diag.message}`);
+  for (const diag of d.diagnostics) lines.push(`  ${diag.severity} ${diag.code}: ${diag.message.replace(/\r\n|[\n\r\u2028\u2029]/g, "\n    ")}`);
   lines.push("");
   const r = d.resources;
-  const count = r.scripts.length + r.references.length + r.assets.length;
-  lines.push(count === 0 ? "resources: none" : "resources:");
-  for (const [kind, files] of [["scripts", r.scripts], ["references", r.references], ["assets", r.assets]] as const) {
-    if (files.length === 0) continue;
-    lines.push(`  ${kind}:`);
-    for (const file of files) lines.push(`    ${file}`);
-  }
-  if (r.truncated) lines.push("  (listing cut short: too many files or directories nested too deep)");
+  lines.push(r.scripts.length + r.files.length === 0 ? "resources: none" : "resources:");
+  for (const file of [...r.scripts, ...r.files]) lines.push(`  ${oneLineShown(file)}`);
+  if (r.truncated) lines.push("  (listing cut short: too many files or directories, or nested too deep)");
   return `${lines.join("\n")}\n`;
 }
 

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { oneLineShown } from "../../package/display-text.js";
+import { oneLineShown, withHiddenCharactersShown } from "../../package/display-text.js";
 import type { Command } from "commander";
 import { readStatsDir, type SkillStats } from "../../session/stats.js";
 import type { CommandHost } from "../command-host.js";
@@ -28,7 +28,7 @@ export async function statsCommand(options: StatsOptions, out: CliOutput): Promi
   // The default directory is absent until a first session runs; a directory the person named must exist.
   if (options.logDir && !isDirectory(dir)) throw new CliError(`--log-dir ${options.logDir}: directory does not exist (${dir})`, EXIT_USAGE);
   const result = readStatsDir(dir);
-  for (const d of result.diagnostics) out.log(`${d.severity}: ${d.path}: ${d.message}`);
+  for (const d of result.diagnostics) out.log(`${d.severity}: ${oneLineShown(d.path)}: ${withHiddenCharactersShown(d.message)}`);
   if (result.diagnostics.some((d) => d.severity === "error") && result.sessions === 0) return EXIT_USAGE;
   if (options.json) {
     writeJson(out, { logDir: dir, sessions: result.sessions, skills: result.skills, diagnostics: result.diagnostics });

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { withHiddenCharactersShown } from "../../package/display-text.js";
+import { oneLineShown, withHiddenCharactersShown } from "../../package/display-text.js";
 import { validateSkill } from "../../package/validate.js";
 import type { CommandHost } from "../command-host.js";
 import { EXIT_FAILURE_FOUND, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
@@ -70,12 +70,14 @@ function displayPath(given: string): string {
 }
 
 function printResult(result: ValidationResult, out: CliOutput): void {
+  // A path or name written to redraw the terminal or to add lines is shown as escapes, not obeyed.
   if (result.pathError) {
-    out.log(result.pathError);
+    out.log(oneLineShown(result.pathError));
   } else if (result.valid) {
-    out.data(`Valid skill: ${result.path}\n`);
+    out.data(`Valid skill: ${oneLineShown(result.path)}\n`);
   } else {
-    // A name written to redraw the terminal is shown as escapes, not obeyed.
-    out.data(withHiddenCharactersShown(`Validation failed for ${result.path}:\n${result.errors.map((e) => `  - ${e}\n`).join("")}`));
+    // A message keeps its own line breaks (the reference's text), its later lines indented under it.
+    const items = result.errors.map((e) => `  - ${withHiddenCharactersShown(e).replace(/\r\n|[\n\r\u2028\u2029]/g, "\n    ")}\n`);
+    out.data(`Validation failed for ${oneLineShown(result.path)}:\n${items.join("")}`);
   }
 }

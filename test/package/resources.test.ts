@@ -1,0 +1,191 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { test } from "node:test";
+import { readConfinedFile } from "../../src/package/confined-read.js";
+import {
+  listResources,
+  MAX_RESOURCE_DEPTH,
+  MAX_RESOURCE_DIRECTORIES,
+  MAX_RESOURCE_ENTRIES,
+  MAX_RESOURCE_ENTRIES_READ,
+} from "../../src/package/resources.js";
+import { CORPUS, EXAMPLES, realTempDir, writeSkill } from "../support/tmp.js";
+
+const root = realTempDir("skillport-resources");
+
+function put(dir: string, files: Record<string, string>): void {
+  for (const [rel, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), content);
+  }
+}
+
+/** Every regular file below `dir` other than its SKILL.md, relative with `/`, sorted as the listing walks. */
+function filesOnDisk(dir: string, rel = ""): string[] {
+  const names = fs.readdirSync(path.join(dir, rel)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return names.flatMap((name) => {
+    const child = rel === "" ? name : `${rel}/${name}`;
+    if (child === "SKILL.md") return [];
+    return fs.statSync(path.join(dir, child)).isDirectory() ? filesOnDisk(dir, child) : [child];
+  });
+}
+
+test("scripts are absolute, every other file skill-relative", async () => {
+  const dir = path.join(EXAMPLES, "release-notes");
+  assert.deepEqual(await listResources(dir), {
+    scripts: [path.join(dir, "scripts", "changes.sh")],
+    files: ["assets/template.md", "references/style.md"],
+    truncated: false,
+  });
+});
+
+test("the listing is the whole package: root files and any folder, not SKILL.md, dot-entries or node_modules", async () => {
+  const dir = writeSkill(root, "whole", "name: whole\ndescription: d");
+  put(dir, {
+    "forms.md": "x",
+    "LICENSE.txt": "x",
+    "themes/arctic-frost.md": "x",
+    "reference/guide.md": "x",
+    "scripts/tool/run.py": "x",
+    ".env": "x",
+    ".git/config": "x",
+    "themes/.draft.md": "x",
+    "node_modules/pkg/index.js": "x",
+    "references/node_modules/x.js": "x",
+  });
+  assert.deepEqual(await listResources(dir), {
+    scripts: [path.join(dir, "scripts", "tool", "run.py")],
+    files: ["LICENSE.txt", "forms.md", "reference/guide.md", "themes/arctic-frost.md"],
+    truncated: false,
+  });
+});
+
+test("every file of the twelve Anthropic skills is listed", async () => {
+  const names = fs.readdirSync(CORPUS);
+  assert.equal(names.length, 12);
+  for (const name of names) {
+    const listing = await listResources(path.join(CORPUS, name));
+    assert.deepEqual([...listing.files], filesOnDisk(path.join(CORPUS, name)), name);
+    assert.deepEqual(listing.scripts, [], name);
+    assert.equal(listing.truncated, false, name);
+  }
+});
+
+test(`${MAX_RESOURCE_ENTRIES} files are listed whole; one more and the listing says it is cut`, async () => {
+  const dir = writeSkill(root, "entries", "name: entries\ndescription: d");
+  for (let i = 0; i < MAX_RESOURCE_ENTRIES; i++) put(dir, { [`references/r${String(i).padStart(3, "0")}.md`]: "x" });
+  const whole = await listResources(dir);
+  assert.equal(whole.files.length, MAX_RESOURCE_ENTRIES);
+  assert.equal(whole.truncated, false);
+  put(dir, { "zz.md": "x" });
+  const cut = await listResources(dir);
+  assert.equal(cut.files.length, MAX_RESOURCE_ENTRIES);
+  assert.equal(cut.truncated, true);
+  assert.ok(!cut.files.includes("zz.md"));
+});
+
+test(`a file ${MAX_RESOURCE_DEPTH} directories down is listed; ${MAX_RESOURCE_DEPTH + 1} down is not, and the listing says it is cut`, async () => {
+  const atLimit = writeSkill(root, "depth-limit", "name: depth-limit\ndescription: d");
+  const fiveDeep = `${["1", "2", "3", "4", "5"].slice(0, MAX_RESOURCE_DEPTH).join("/")}/file.md`;
+  put(atLimit, { [fiveDeep]: "x" });
+  assert.deepEqual(await listResources(atLimit), { scripts: [], files: [fiveDeep], truncated: false });
+
+  const past = writeSkill(root, "depth-past", "name: depth-past\ndescription: d");
+  put(past, { [fiveDeep]: "x", [fiveDeep.replace("file.md", "6/file.md")]: "x" });
+  assert.deepEqual(await listResources(past), { scripts: [], files: [fiveDeep], truncated: true });
+});
+
+test(`at most ${MAX_RESOURCE_DIRECTORIES} directories are read, the skill directory included`, async () => {
+  const dir = writeSkill(root, "dirs", "name: dirs\ndescription: d");
+  const subdir = (i: number): void => put(dir, { [`d${String(i).padStart(3, "0")}/f.md`]: "x" });
+  for (let i = 0; i < MAX_RESOURCE_DIRECTORIES - 1; i++) subdir(i);
+  const whole = await listResources(dir);
+  assert.equal(whole.files.length, MAX_RESOURCE_DIRECTORIES - 1);
+  assert.equal(whole.truncated, false);
+  subdir(MAX_RESOURCE_DIRECTORIES - 1);
+  const cut = await listResources(dir);
+  assert.equal(cut.files.length, MAX_RESOURCE_DIRECTORIES - 1);
+  assert.equal(cut.truncated, true);
+});
+
+test(`at most ${MAX_RESOURCE_ENTRIES_READ} directory entries are read in all`, async () => {
+  // Dot-entries are read and left out, so they spend this bound alone. SKILL.md and kept.md are two.
+  const dir = writeSkill(root, "entries-read", "name: entries-read\ndescription: d");
+  fs.writeFileSync(path.join(dir, "kept.md"), "x");
+  for (let i = 0; i < MAX_RESOURCE_ENTRIES_READ - 2; i++) fs.writeFileSync(path.join(dir, `.e${i}`), "");
+  assert.deepEqual(await listResources(dir), { scripts: [], files: ["kept.md"], truncated: false });
+  fs.writeFileSync(path.join(dir, ".one-more"), "");
+  assert.equal((await listResources(dir)).truncated, true);
+});
+
+test("a folder of thousands of directories is walked in bounded steps that let the event loop run", async () => {
+  const dir = writeSkill(root, "wide", "name: wide\ndescription: d");
+  const wide = path.join(dir, "references");
+  fs.mkdirSync(wide);
+  const count = MAX_RESOURCE_ENTRIES_READ + 10;
+  for (let i = 0; i < count; i++) fs.mkdirSync(path.join(wide, `d${String(i).padStart(5, "0")}`));
+  put(dir, { [`references/d${String(count - 1).padStart(5, "0")}/last.md`]: "x", "a.md": "x" });
+  let turns = 0;
+  let walking = true;
+  const tick = (): void => {
+    turns++;
+    if (walking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const listing = await listResources(dir);
+  walking = false;
+  assert.deepEqual(listing, { scripts: [], files: ["a.md"], truncated: true });
+  // One directory read at a time, each off the loop: the loop turned between them.
+  assert.ok(turns > 100, `the event loop turned ${turns} times during the walk`);
+});
+
+test("concurrent listings of one directory share one walk", () => {
+  const dir = path.join(EXAMPLES, "release-notes");
+  assert.equal(listResources(dir), listResources(dir));
+});
+
+test("a nested skill's files are left to it; a SKILL.md inside a resource folder is just a file", async () => {
+  const dir = writeSkill(root, "outer", "name: outer\ndescription: d");
+  put(dir, {
+    "guide.md": "x",
+    "inner/SKILL.md": "---\nname: inner\ndescription: d\n---\n",
+    "inner/notes.md": "x",
+    "group/deeper/SKILL.md": "---\nname: deeper\ndescription: d\n---\n",
+    "group/deeper/x.md": "x",
+    "group/kept.md": "x",
+    "references/example-skill/SKILL.md": "example",
+  });
+  assert.deepEqual((await listResources(dir)).files, ["group/kept.md", "guide.md", "references/example-skill/SKILL.md"]);
+});
+
+test("a missing directory lists nothing", async () => {
+  assert.deepEqual(await listResources(path.join(root, "missing")), { scripts: [], files: [], truncated: false });
+});
+
+test("resources never list a symlink that escapes the skill, nor a symlinked directory", async () => {
+  const dir = writeSkill(root, "linky", "name: linky\ndescription: d");
+  const outside = writeSkill(root, "linky-evil", "name: linky-evil\ndescription: d");
+  put(outside, { "references/secret.md": "secret" });
+  put(dir, { "references/own.md": "own", ".env": "TOKEN=x" });
+  fs.symlinkSync(path.join(outside, "references", "secret.md"), path.join(dir, "references", "link.md"));
+  fs.symlinkSync(path.join(dir, "references", "own.md"), path.join(dir, "references", "alias.md"));
+  fs.symlinkSync(path.join(dir, ".env"), path.join(dir, "references", "env.md"));
+  fs.symlinkSync(path.join(outside, "references"), path.join(dir, "assets"));
+  fs.symlinkSync(path.join(dir, "references"), path.join(dir, "loop"));
+  assert.deepEqual((await listResources(dir)).files, ["references/alias.md", "references/own.md"]);
+});
+
+test("a resource whose name holds a line break or a hidden character is not listed: it could forge entries", async () => {
+  const dir = writeSkill(root, "odd-files", "name: odd-files\ndescription: d");
+  for (const name of ["line\nbreak.md", "bidi\u202e.md", "esc\u001b[2J.md", "plain.md"]) put(dir, { [`references/${name}`]: "x" });
+  assert.deepEqual((await listResources(dir)).files, ["references/plain.md"]);
+});
+
+test("a resource whose name holds a backslash is not listed: a read takes the backslash for a separator", async () => {
+  const dir = writeSkill(root, "backslash", "name: backslash\ndescription: d");
+  put(dir, { "references/back\\slash.md": "unreachable", "references/plain.md": "plain" });
+  assert.deepEqual((await listResources(dir)).files, ["references/plain.md"]);
+  const read = await readConfinedFile(dir, "references/back\\slash.md");
+  assert.equal(read.ok, false, "the read refuses what the listing leaves out");
+});
