@@ -51,6 +51,9 @@ function buildSchema() {
       projectId: z.string().min(1).optional(),
       label: z.string().min(1).optional(),
       agentId: z.string().min(1).optional(),
+      maxDirectories: z.number().int("must be a whole number").min(1).optional(),
+      followExternalLinks: z.boolean().optional(),
+      linkRoot: z.string().min(1, "must not be empty").optional(),
     })
     .superRefine((source, ctx) => {
       if (source.origin === "project" && !source.projectId) {
@@ -132,6 +135,9 @@ export function parseConfig(text: string, file: string, home: string = os.homedi
       if (source.projectId !== undefined) resolved.projectId = source.projectId;
       if (source.agentId !== undefined) resolved.agentId = source.agentId;
       if (source.label !== undefined) resolved.label = source.label;
+      if (source.maxDirectories !== undefined) resolved.maxDirectories = source.maxDirectories;
+      if (source.followExternalLinks !== undefined) resolved.followExternalLinks = source.followExternalLinks;
+      if (source.linkRoot !== undefined) resolved.linkRoot = resolveSourcePath(source.linkRoot, baseDir, home);
       return resolved;
     });
   }
@@ -212,7 +218,7 @@ function describeIssue(issue: Issue): string {
 function allowedKeysHint(issuePath: readonly PropertyKey[]): string {
   const [top, , third] = issuePath;
   if (issuePath.length === 0) return "allowed: sources, agents, projects";
-  if (top === "sources") return "allowed: path, origin, projectId, label, agentId";
+  if (top === "sources") return "allowed: path, origin, projectId, label, agentId, maxDirectories, followExternalLinks, linkRoot";
   if (top === "agents" && third === undefined) return "allowed: allowedSkills, excludedSkills, allowedTools, deniedTools";
   if (top === "projects" && third === undefined) return "allowed: label, disabledSkills, sharedSkills, toolWhitelist";
   return "remove it or check its spelling";

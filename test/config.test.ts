@@ -43,6 +43,29 @@ test("sources resolve against the file's directory and ~; a bare string is a glo
   assert.deepEqual(config.projects.web?.sharedSkills, ["y"]);
 });
 
+test("a source's walk options are read: maxDirectories, followExternalLinks, and linkRoot resolved like a path", () => {
+  const config = parseConfig(
+    JSON.stringify({
+      sources: [
+        { path: "big", maxDirectories: 200000 },
+        { path: "repo/.claude/skills", origin: "project", projectId: "web", followExternalLinks: false, linkRoot: "repo" },
+        { path: "~/agent-a", origin: "agent", agentId: "a", followExternalLinks: true, linkRoot: "~/checkouts" },
+      ],
+    }),
+    "/etc/skillport/skillport.config.json",
+    HOME,
+  );
+  assert.deepEqual(config.sources, [
+    { path: "/etc/skillport/big", origin: "global", maxDirectories: 200000 },
+    { path: "/etc/skillport/repo/.claude/skills", origin: "project", projectId: "web", followExternalLinks: false, linkRoot: "/etc/skillport/repo" },
+    { path: "/home/someone/agent-a", origin: "agent", agentId: "a", followExternalLinks: true, linkRoot: "/home/someone/checkouts" },
+  ]);
+  assert.equal(configError('{"sources": [{"path": "x", "maxDirectories": 0}]}').key, "sources[0].maxDirectories");
+  assert.equal(configError('{"sources": [{"path": "x", "maxDirectories": 2.5}]}').key, "sources[0].maxDirectories");
+  assert.match(configError('{"sources": [{"path": "x", "followExternalLinks": "yes"}]}').message, /sources\[0\]\.followExternalLinks: expected boolean, got string/);
+  assert.match(configError('{"sources": [{"path": "x", "followLinks": true}]}').message, /allowed: path, origin, projectId, label, agentId, maxDirectories, followExternalLinks, linkRoot$/);
+});
+
 test("no sources key means the defaults (undefined), and agents/projects default to empty", () => {
   const config = parseConfig("{}", "/x/skillport.config.json", HOME);
   assert.equal(config.sources, undefined);

@@ -36,7 +36,7 @@ export async function readSkillBody(skill: Pick<SkillPackage, "skillFile">): Pro
  * registry record was built from tells a caller whether the body and that record's manifest
  * describe the same file.
  */
-export async function readStampedSkillBody(skill: Pick<SkillPackage, "skillFile">): Promise<StampedBody> {
+export async function readStampedSkillBody(skill: Pick<SkillPackage, "skillFile"> & { stamp?: FileStamp }): Promise<StampedBody> {
   let stamp: FileStamp;
   try {
     stamp = stampOf(await fs.stat(skill.skillFile));
@@ -50,16 +50,35 @@ export async function readStampedSkillBody(skill: Pick<SkillPackage, "skillFile"
     cache.set(skill.skillFile, hit);
     return copyOf(hit);
   }
-  const read = readSkillFileSync(skill.skillFile);
-  if (!read.ok) throw new SkillBodyError(read.message, read.code);
-  const fm = readFrontmatter(read.text, { allowRetry: true });
-  if (!fm.ok) throw new SkillBodyError(fm.message, fm.code);
-  // The stamp of the descriptor the bytes came through, not of the earlier `stat`: the file may
-  // have been replaced in between, and the stamp must name the version this body is.
-  const entry = { stamp: read.stamp, body: fm.body };
+  const version = readVersion(skill.skillFile);
+  if (!version.ok) {
+    // A file caught mid-save while the registry still serves its last good version (SPEC §2):
+    // the body of that version, when it is still cached, is the one that goes with the record.
+    if (hit && skill.stamp && sameStamp(hit.stamp, skill.stamp)) return copyOf(hit);
+    throw new SkillBodyError(version.message, version.code);
+  }
+  const entry = { stamp: version.stamp, body: version.body };
   cache.set(skill.skillFile, entry);
   if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   return copyOf(entry);
+}
+
+/**
+ * Drops the cached body of a file known to have changed although its stamp may not show it: a
+ * fix saved within the same mtime tick, at the same size, as the version cached.
+ */
+export function forgetSkillBody(skillFile: string): void {
+  cache.delete(skillFile);
+}
+
+function readVersion(file: string): ({ ok: true } & StampedBody) | { ok: false; message: string; code: string } {
+  const read = readSkillFileSync(file);
+  if (!read.ok) return read;
+  const fm = readFrontmatter(read.text, { allowRetry: true });
+  if (!fm.ok) return fm;
+  // The stamp of the descriptor the bytes came through, not of the earlier `stat`: the file may
+  // have been replaced in between, and the stamp must name the version this body is.
+  return { ok: true, body: fm.body, stamp: read.stamp };
 }
 
 /** Callers get their own copy, so nothing they do can change what the cache matches on. */

@@ -1,13 +1,23 @@
 /**
- * Discovery (SPEC §2): finds the skill directories of one source without reading any SKILL.md.
- * A source is a single skill directory or a directory of skills with nested categories. A
- * directory holding SKILL.md (or skill.md) is a skill and is never searched further: its
- * subdirectories are its resources.
+ * Discovery (SPEC §2): finds the skill directories of one source. A source is a single skill
+ * directory or a directory of skills with nested categories, down to MAX_SKILL_DEPTH levels.
+ * A directory whose listing holds SKILL.md (or skill.md) is a skill; the walk goes on below it
+ * into its subdirectories other than `scripts/`, `references/` and `assets/`, because real
+ * repositories nest skills inside other skills' folders.
  *
- * The walk costs one `stat` per skill (of its SKILL.md, which is also the stamp that decides
- * re-reads) plus one `readdir` per category, so a rescan of an unchanged tree stays cheap. A
- * caller that is going to read every SKILL.md anyway may pass its own probe, which opens the
- * file instead and takes the stamp from the open file: one syscall chain per skill, not two.
+ * Every directory visited is listed once, and the listing is what says whether it is a skill:
+ * the walk never opens a SKILL.md that is not there (a failed open throws, and cost more than a
+ * listing), and the listing's entry types say for free whether SKILL.md is a symlink. For a skill
+ * the walk then asks its probe: by default one `stat` of SKILL.md (the stamp that decides
+ * re-reads); a walk that is going to read every SKILL.md anyway passes a probe that opens it and
+ * takes the stamp from the open file.
+ *
+ * Links are where a source can reach what it should not: a link out of the source leads wherever
+ * its author chose (`x -> /` walked the whole machine), and a link into another agent's private
+ * skills would show them to everyone who sees this source. So a link is followed only when its
+ * real target stays inside the source's link root (its own real directory, unless the source
+ * names a wider one or opts in to every link), and never into a real directory private to an
+ * agent other than the one the source belongs to.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -16,10 +26,38 @@ import type { FileStamp } from "../package/types.js";
 import type { TimeSlicer } from "./time-slice.js";
 import { isDirectory } from "../package/path-kind.js";
 
-/** Deepest level below the source root at which a skill directory is found. */
-export const MAX_SKILL_DEPTH = 4;
-/** Directories examined per source before the walk stops, so a mistaken root (say `~`) ends quickly. */
-export const MAX_DIRECTORIES_PER_SOURCE = 2000;
+/** Deepest level below the source root at which a skill directory is found (Codex allows 6). */
+export const MAX_SKILL_DEPTH = 6;
+/** Directories visited per source unless the source says otherwise, so a mistaken root (say `~`) ends quickly. */
+export const DEFAULT_MAX_DIRECTORIES = 50_000;
+/** A skill's own resource folders: its files, never searched for skills. */
+const RESOURCE_FOLDERS: ReadonlySet<string> = new Set(["scripts", "references", "assets"]);
+
+/** The real root of a source private to an agent, and which agent (or agents) it belongs to. */
+export interface PrivateRoot {
+  path: string;
+  owners: readonly string[];
+}
+
+/** How far one source's walk may go. Plain data: it crosses to parse workers as it is. */
+export interface WalkOptions {
+  /** Directories visited below the root before the walk stops with a `directory_limit` warning. */
+  maxDirectories: number;
+  /** Follow links wherever they lead (the source opted in), rather than only inside `linkRoot`. */
+  followExternalLinks: boolean;
+  /** Links may lead anywhere inside this directory (resolved to its real path); default the source's own root. */
+  linkRoot?: string;
+  /** Every agent's private source roots: only their owners' walks may enter them. */
+  privateRoots: readonly PrivateRoot[];
+  /** The agent whose source this is; absent for shared and project sources. */
+  agentId?: string;
+}
+
+export const DEFAULT_WALK_OPTIONS: WalkOptions = Object.freeze({
+  maxDirectories: DEFAULT_MAX_DIRECTORIES,
+  followExternalLinks: true,
+  privateRoots: Object.freeze([]) as readonly PrivateRoot[],
+});
 
 export interface FoundSkill {
   /** Real path of the skill directory. */
@@ -29,10 +67,21 @@ export interface FoundSkill {
   stamp: FileStamp;
 }
 
+/**
+ * A place the walk left alone because it is another agent's private skill. Reported apart from
+ * the other diagnostics, so that only the owner's scopes (and unscoped views) ever see it.
+ */
+export interface PrivateRefusal {
+  owner: string;
+  diagnostic: Diagnostic;
+}
+
 export interface SourceDiscovery {
   /** Skill directories in walk order (names sorted at each level, so the order is stable). */
   found: FoundSkill[];
   diagnostics: Diagnostic[];
+  /** Links and folders not followed because they lead into another agent's private skills. */
+  privateRefusals: PrivateRefusal[];
   /**
    * True when part of the source could not be read for a reason other than absence (permissions,
    * I/O): the caller then keeps the source's last good contribution rather than dropping skills.
@@ -43,10 +92,11 @@ export interface SourceDiscovery {
 /** Where a probe reports problems; `failed` as in `SourceDiscovery`. */
 export interface WalkProblems {
   diagnostics: Diagnostic[];
+  privateRefusals: PrivateRefusal[];
   failed: boolean;
 }
 
-/** Decides whether `dir` holds a skill: its SKILL.md (or skill.md) and stamp, or null. */
+/** Reads or stats the SKILL.md (or skill.md) of `dir`, which its listing shows: its stamp, or null. */
 export type SkillProbe = (dir: string, problems: WalkProblems) => FoundSkill | null;
 
 interface Walk extends WalkProblems {
@@ -61,15 +111,27 @@ interface Walk extends WalkProblems {
   visited: Set<string> | null;
   plain: string[];
   realRoot: string;
+  /** Real directory a link's target must stay inside; null when the source follows every link. */
+  linkRoot: string | null;
+  privateRoots: readonly PrivateRoot[];
+  /** The private roots' paths, so a plain directory is checked with one lookup. */
+  privatePaths: ReadonlySet<string>;
+  agentId: string | undefined;
+  maxDirectories: number;
   directories: number;
   stopped: boolean;
   slicer: TimeSlicer;
   sourcePath: string;
 }
 
-export async function discoverSource(sourcePath: string, slicer: TimeSlicer, probe: SkillProbe = statSkillFile): Promise<SourceDiscovery> {
+export async function discoverSource(
+  sourcePath: string,
+  slicer: TimeSlicer,
+  probe: SkillProbe = statSkillFile,
+  options: WalkOptions = DEFAULT_WALK_OPTIONS,
+): Promise<SourceDiscovery> {
   const root = path.resolve(sourcePath);
-  const result: SourceDiscovery = { found: [], diagnostics: [], failed: false };
+  const result: SourceDiscovery = { found: [], diagnostics: [], privateRefusals: [], failed: false };
   let realRoot: string;
   try {
     // The native call is one system call; the JavaScript one checks each component in turn.
@@ -90,60 +152,108 @@ export async function discoverSource(sourcePath: string, slicer: TimeSlicer, pro
     result.diagnostics.push(diagnostic(root, "warning", "source_not_directory", `Source ${root} is not a directory; it contributes no skills`));
     return result;
   }
-  const walk: Walk = { ...result, probe, visited: null, plain: [], realRoot, directories: 0, stopped: false, slicer, sourcePath: root };
-  // A source root is nearly always a directory of skills rather than a skill: a quiet stat says
-  // so without the failed opens, each a thrown error, that a reading probe would cost.
-  const rootSkill = probe === statSkillFile || statSkillFile(realRoot, walk) ? probe(realRoot, walk) : null;
-  if (rootSkill) walk.found.push(rootSkill);
-  else await walkCategory(realRoot, 0, [realRoot], walk);
-  return { found: walk.found, diagnostics: walk.diagnostics, failed: walk.failed };
+  const walk: Walk = {
+    ...result,
+    probe,
+    visited: null,
+    plain: [],
+    realRoot,
+    linkRoot: options.followExternalLinks ? null : linkRootOf(options.linkRoot, realRoot),
+    privateRoots: options.privateRoots,
+    privatePaths: new Set(options.privateRoots.map((r) => r.path)),
+    agentId: options.agentId,
+    maxDirectories: options.maxDirectories,
+    directories: 0,
+    stopped: false,
+    slicer,
+    sourcePath: root,
+  };
+  const owner = foreignOwner(realRoot, walk);
+  if (owner !== null) {
+    refusePrivate(walk, owner, root, `Source ${root} lies inside agent '${owner}''s private skills; it contributes no skills here`);
+  } else {
+    await visit(realRoot, 0, [realRoot], false, walk);
+  }
+  return { found: walk.found, diagnostics: walk.diagnostics, privateRefusals: walk.privateRefusals, failed: walk.failed };
 }
 
-async function walkCategory(dir: string, depth: number, chain: string[], walk: Walk): Promise<void> {
+/**
+ * Lists `dir` (a real directory `level` below the root), takes it as a skill when its listing
+ * holds SKILL.md, and walks on into its subdirectories. `chain` holds the real directories from
+ * the root down to `dir`, pushed and popped in place.
+ */
+async function visit(dir: string, level: number, chain: string[], insideSkill: boolean, walk: Walk): Promise<void> {
   const entries = readEntries(dir, walk);
+  const isSkill = takeSkill(dir, entries, walk);
+  if (level >= MAX_SKILL_DEPTH) {
+    // Inside a skill, deep folders are its content (examples, vendored code), not lost skills.
+    if (!isSkill && !insideSkill && entries.some((e) => !isSkipped(e.name) && (e.isDirectory() || e.isSymbolicLink()))) {
+      walk.diagnostics.push(
+        diagnostic(dir, "warning", "depth_limit", `Not searched: ${dir} is ${MAX_SKILL_DEPTH} levels below source ${walk.sourcePath}, the deepest a skill directory may sit`),
+      );
+    }
+    return;
+  }
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;
     if (walk.stopped) return;
-    if (isSkipped(entry.name)) continue;
+    if (isSkipped(entry.name) || (isSkill && RESOURCE_FOLDERS.has(entry.name))) continue;
     // Plain concatenation: both parts are already clean, and path.join costs more than the stat.
     const child = dir + path.sep + entry.name;
     let real: string | null;
     if (entry.isSymbolicLink()) {
       real = followLink(child, dir, chain, walk);
       walk.visited ??= new Set([walk.realRoot, ...walk.plain]);
-    } else real = entry.isDirectory() ? child : null;
+    } else if (!entry.isDirectory()) continue;
+    else real = walk.privatePaths.has(child) ? plainIntoPrivate(child, walk) : child;
     if (real === null) continue;
     if (walk.visited === null) walk.plain.push(real);
     else if (walk.visited.has(real)) continue;
     else walk.visited.add(real);
-    if (++walk.directories > MAX_DIRECTORIES_PER_SOURCE) {
+    if (++walk.directories > walk.maxDirectories) {
       walk.stopped = true;
       walk.diagnostics.push(
         diagnostic(
           walk.sourcePath,
           "warning",
           "directory_limit",
-          `Stopped after ${MAX_DIRECTORIES_PER_SOURCE} directories in source ${walk.sourcePath}; skills beyond them are not loaded (split the source or point it at a narrower directory)`,
+          `Stopped after ${walk.maxDirectories} directories in source ${walk.sourcePath} (its maxDirectories); skills beyond them are not loaded (point the source at a narrower directory, or raise maxDirectories)`,
         ),
       );
       return;
     }
-    const skill = walk.probe(real, walk);
-    if (skill) walk.found.push(skill);
-    else if (depth + 1 < MAX_SKILL_DEPTH) await walkCategory(real, depth + 1, [...chain, real], walk);
-    else if (hasSubdirectory(real)) {
-      walk.diagnostics.push(
-        diagnostic(
-          child,
-          "warning",
-          "depth_limit",
-          `Not searched: ${child} is ${MAX_SKILL_DEPTH} levels below source ${walk.sourcePath}, the deepest a skill directory may sit`,
-        ),
-      );
-    }
+    chain.push(real);
+    await visit(real, level + 1, chain, insideSkill || isSkill, walk);
+    chain.pop();
     // An await per entry costs a microtask turn each; yield only when the slice is used up.
     if (walk.slicer.due()) await walk.slicer.yield();
   }
+}
+
+/** A plain folder enters another root only by being that root: a private source nested in this one. */
+function plainIntoPrivate(dir: string, walk: Walk): string | null {
+  const owner = foreignOwner(dir, walk);
+  if (owner === null) return dir;
+  refusePrivate(walk, owner, dir, `Not searched: ${dir} holds agent '${owner}''s private skills`);
+  return null;
+}
+
+/** Whether `dir`'s listing makes it a skill; a skill's SKILL.md is probed and its record kept. */
+function takeSkill(dir: string, entries: fs.Dirent[], walk: Walk): boolean {
+  let entry: fs.Dirent | undefined;
+  for (let i = 0; i < entries.length; i++) {
+    const name = entries[i]!.name;
+    if (name === "SKILL.md" || (name === "skill.md" && entry === undefined)) {
+      if (!entries[i]!.isDirectory()) entry = entries[i];
+    }
+  }
+  if (entry === undefined) return false;
+  // A linked SKILL.md is a link like any other: it may not lead out of the source or into
+  // another agent's skills. It still marks a skill, so its resource folders stay unsearched.
+  if (entry.isSymbolicLink() && !fileLinkAllowed(dir + path.sep + entry.name, walk)) return true;
+  const skill = walk.probe(dir, walk);
+  if (skill) walk.found.push(skill);
+  return skill !== null;
 }
 
 function readEntries(dir: string, walk: Walk): fs.Dirent[] {
@@ -161,32 +271,95 @@ function readEntries(dir: string, walk: Walk): fs.Dirent[] {
   }
 }
 
-/** Resolves a symlink to the real directory it names, or null (with a diagnostic when it is a loop or broken). */
+/** Resolves a symlink to the real directory it names, or null (with a diagnostic when it is refused, a loop or broken). */
 function followLink(link: string, parent: string, chain: string[], walk: Walk): string | null {
-  let real: string;
+  const real = resolveLink(link, walk);
+  if (real === null || !isDirectory(real)) return null;
+  if (chain.includes(real) || isInside(parent, real)) {
+    walk.diagnostics.push(diagnostic(link, "warning", "symlink_loop", `Symlink ${link} points back to ${real}, which contains it; not followed`));
+    return null;
+  }
+  return linkTargetAllowed(link, real, walk) ? real : null;
+}
+
+/** Whether a linked SKILL.md may be read: its target must be allowed as any link's is. */
+function fileLinkAllowed(link: string, walk: Walk): boolean {
+  const real = resolveLink(link, walk);
+  return real !== null && linkTargetAllowed(link, real, walk);
+}
+
+function resolveLink(link: string, walk: Walk): string | null {
   try {
-    real = fs.realpathSync.native(link);
+    return fs.realpathSync.native(link);
   } catch (error) {
     const code = errorCode(error);
-    if (code === "ELOOP") {
-      walk.diagnostics.push(diagnostic(link, "warning", "symlink_loop", `Symlink ${link} is a loop; not followed`));
-    } else {
-      walk.diagnostics.push(diagnostic(link, "warning", "symlink_broken", `Symlink ${link} points nowhere (${code}); not followed`));
-    }
+    if (code === "ELOOP") walk.diagnostics.push(diagnostic(link, "warning", "symlink_loop", `Symlink ${link} is a loop; not followed`));
+    else walk.diagnostics.push(diagnostic(link, "warning", "symlink_broken", `Symlink ${link} points nowhere (${code}); not followed`));
     return null;
   }
-  if (!isDirectory(real)) return null;
-  if (chain.includes(real) || parent.startsWith(real + path.sep)) {
+}
+
+/**
+ * The two rules every link obeys. The messages never name the target: a link into someone else's
+ * files must not tell the people who see this source where those files are.
+ */
+function linkTargetAllowed(link: string, real: string, walk: Walk): boolean {
+  const owner = foreignOwner(real, walk);
+  if (owner !== null) {
+    refusePrivate(walk, owner, link, `Symlink ${link} leads into agent '${owner}''s private skills; not followed (a private skill stays private to its agent)`);
+    return false;
+  }
+  if (walk.linkRoot !== null && !isInside(real, walk.linkRoot)) {
     walk.diagnostics.push(
-      diagnostic(link, "warning", "symlink_loop", `Symlink ${link} points back to ${real}, which contains it; not followed`),
+      diagnostic(
+        link,
+        "warning",
+        "symlink_external",
+        `Symlink ${link} leads outside source ${walk.sourcePath}; not followed (set followExternalLinks on the source to follow it)`,
+      ),
     );
-    return null;
+    return false;
   }
-  return real;
+  return true;
+}
+
+/**
+ * The agent a real path is private to, when that is not the agent walking: the owners of the
+ * deepest private root holding it (an agent's folder nested in another's belongs to the inner one).
+ */
+function foreignOwner(real: string, walk: Walk): string | null {
+  let deepest: PrivateRoot | null = null;
+  for (let i = 0; i < walk.privateRoots.length; i++) {
+    const root = walk.privateRoots[i]!;
+    if (isInside(real, root.path) && (deepest === null || root.path.length > deepest.path.length)) deepest = root;
+  }
+  if (deepest === null || (walk.agentId !== undefined && deepest.owners.includes(walk.agentId))) return null;
+  return deepest.owners[0]!;
+}
+
+function refusePrivate(walk: Walk, owner: string, where: string, message: string): void {
+  walk.privateRefusals.push({ owner, diagnostic: diagnostic(where, "warning", "private_skill_link", message) });
+}
+
+/** `child` is `parent` or lies below it, compared by whole components (`/s/a-evil` is not inside `/s/a`). */
+export function isInside(child: string, parent: string): boolean {
+  if (child === parent) return true;
+  const prefix = parent.endsWith(path.sep) ? parent : parent + path.sep;
+  return child.startsWith(prefix);
+}
+
+function linkRootOf(linkRoot: string | undefined, realRoot: string): string {
+  if (linkRoot === undefined) return realRoot;
+  try {
+    return fs.realpathSync.native(path.resolve(linkRoot));
+  } catch {
+    // A link root that does not exist widens nothing.
+    return realRoot;
+  }
 }
 
 /** The default probe: a `stat` of SKILL.md, then of skill.md. */
-export function statSkillFile(dir: string, problems: WalkProblems): FoundSkill | null {
+export function statSkillFile(dir: string, problems: Pick<WalkProblems, "diagnostics" | "failed">): FoundSkill | null {
   for (const name of ["SKILL.md", "skill.md"]) {
     const skillFile = dir + path.sep + name;
     let stat: fs.Stats | undefined;
@@ -204,20 +377,9 @@ export function statSkillFile(dir: string, problems: WalkProblems): FoundSkill |
   return null;
 }
 
-function hasSubdirectory(dir: string): boolean {
-  try {
-    return fs
-      .readdirSync(dir, { withFileTypes: true })
-      .some((entry) => !isSkipped(entry.name) && (entry.isDirectory() || entry.isSymbolicLink()));
-  } catch {
-    return false;
-  }
-}
-
 function isSkipped(name: string): boolean {
   return name.startsWith(".") || name === "node_modules";
 }
-
 
 function errorCode(error: unknown): string {
   return (error as NodeJS.ErrnoException).code ?? String(error);

@@ -1,5 +1,6 @@
 /** Messages between the main thread and a parse worker. */
 import type { Diagnostic } from "../package/diagnostic.js";
+import type { PrivateRefusal, WalkOptions } from "./discover.js";
 import type { PlacedSkillWire } from "./skill-wire.js";
 
 /**
@@ -24,7 +25,7 @@ export interface KnownSkills {
 }
 
 /** Walk one source, reading every SKILL.md that is not known with the same stamp. */
-export type WorkerJob = { kind: "walk"; source: string; known: KnownSkills };
+export type WorkerJob = { kind: "walk"; source: string; known: KnownSkills; options: WalkOptions };
 
 export type ParseJobMessage = WorkerJob & { id: number };
 
@@ -40,5 +41,5 @@ export type ParseWorkerMessage =
   /** The next skill directories found, in walk order. */
   | { id: number; kind: "found"; found: FoundWire[] }
   /** Last before `done`: the walk's own diagnostics (see `SourceDiscovery`). */
-  | { id: number; kind: "walked"; diagnostics: Diagnostic[]; failed: boolean }
+  | { id: number; kind: "walked"; diagnostics: Diagnostic[]; privateRefusals: PrivateRefusal[]; failed: boolean }
   | { id: number; kind: "done" };

@@ -57,7 +57,7 @@ async function run(job: ParseJobMessage): Promise<void> {
       records = 0;
     }
   });
-  const problems = await walkSource(job.source, job.known, sink);
+  const problems = await walkSource(job.source, job.known, sink, undefined, job.options);
   if (batch.length > 0) post({ id, kind: "found", found: batch });
-  post({ id, kind: "walked", diagnostics: problems.diagnostics, failed: problems.failed });
+  post({ id, kind: "walked", diagnostics: problems.diagnostics, privateRefusals: problems.privateRefusals, failed: problems.failed });
 }

@@ -4,11 +4,12 @@
  * one; concurrent refreshes join the scan in flight; a refresh that throws leaves the last good
  * snapshot serving; unchanged SKILL.md files (same size, mtime and inode) are never re-read.
  */
+import { forgetSkillBody } from "../package/body.js";
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
 import type { FileStamp, SkillPackage } from "../package/types.js";
 import type { FoundSkill } from "./discover.js";
 import { rankSkills, type RankedSkills } from "./precedence.js";
-import { defaultLabel, visibilityGroup, type VisibilityGroup } from "./sources.js";
+import { defaultLabel, privateRootsOf, visibilityGroup, walkOptionsOf, type VisibilityGroup } from "./sources.js";
 import type { LoadedSkill } from "./skill-wire.js";
 import { TimeSlicer } from "./time-slice.js";
 import type { SourceWalk, WalkInput } from "./source-walk.js";
@@ -71,6 +72,12 @@ interface CacheEntry {
   /** The scan that read the file. */
   readIn: number;
   /**
+   * The file no longer loads and `skill` is its last good version, still serving. Its stamp is
+   * then never offered as "unchanged", so every scan reads the file again until it loads: a fix
+   * written within the same mtime tick as the broken read, at the same size, is still seen.
+   */
+  lastGood: boolean;
+  /**
    * The scan that last reached the file and reported its diagnostics: a file in several sources
    * reports once, and a file no scan reaches any more leaves the cache.
    */
@@ -117,6 +124,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     };
     const tag = (d: Diagnostic, group: VisibilityGroup) => report(d, [group]);
 
+    const privateRoots = privateRootsOf(sources);
     const indexes: number[] = [];
     for (const [index, source] of sources.entries()) {
       const problem = sourceProblem(source);
@@ -130,14 +138,27 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       const existing = cache.get(found.skillFile);
       // The same file reached through two sources is read by both walks: the first copy serves.
       if (existing?.readIn === scanNumber) return existing;
+      // A file that loaded once and now does not (an editor caught mid-save) keeps serving.
+      if (!loaded.skill && existing?.skill && !isGone(loaded)) {
+        const entry = lastGoodEntry(existing, found, loaded, scanNumber);
+        cache.set(found.skillFile, entry);
+        return entry;
+      }
+      // Loading again after a failure, the file may carry the very stamp of the body cached
+      // before it broke: only the re-read shows it changed.
+      if (existing?.lastGood) forgetSkillBody(found.skillFile);
       const entry = freshEntry(found.stamp, loaded, scanNumber);
       cache.set(found.skillFile, entry);
       return entry;
     };
     const inputFor = (index: number, counted: () => void): WalkInput => ({
       source: sources[index]!.path,
+      options: walkOptionsOf(sources[index]!, privateRoots),
       previous: lastFound.get(index) ?? [],
-      stampOf: (found) => cache.get(found.skillFile)?.stamp,
+      stampOf: (found) => {
+        const entry = cache.get(found.skillFile);
+        return entry && !entry.lastGood ? entry.stamp : undefined;
+      },
       onLoad: (found, loaded) => {
         // Registered now, while other walks still run, so the end of the scan has less to do.
         const entry = adopt(found, loaded);
@@ -164,6 +185,8 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       const source = sources[index]!;
       const group = visibilityGroup(source);
       for (const d of discovery.diagnostics) tag(d, group);
+      // Only the owner's scopes (and unscoped views) may learn that a private skill is there.
+      for (const refusal of discovery.privateRefusals) report(refusal.diagnostic, [group, `agent:${refusal.owner}`]);
       nextFound.set(index, discovery.found);
       for (let i = 0; i < discovery.found.length; i++) {
         const found = discovery.found[i]!;
@@ -270,11 +293,58 @@ function sourceProblem(source: SkillSource): string | null {
     return `Source ${source.path} has unknown origin '${String(source.origin)}' (use bundled, global, project or agent)`;
   }
   if (source.origin === "agent" && !source.agentId) return `Source ${source.path} has origin 'agent' but no agentId; its skills would belong to nobody`;
+  const max = source.maxDirectories;
+  if (max !== undefined && (typeof max !== "number" || !Number.isSafeInteger(max) || max < 1)) {
+    return `Source ${source.path} has maxDirectories ${String(max)}; it must be a whole number of at least 1`;
+  }
+  if (source.followExternalLinks !== undefined && typeof source.followExternalLinks !== "boolean") {
+    return `Source ${source.path} has followExternalLinks ${String(source.followExternalLinks)}; it must be true or false`;
+  }
+  if (source.linkRoot !== undefined && (typeof source.linkRoot !== "string" || source.linkRoot === "")) {
+    return `Source ${source.path} has an empty or non-string linkRoot`;
+  }
   return null;
 }
 
 function freshEntry(stamp: FileStamp, { skill, diagnostics }: LoadedSkill, readIn: number): CacheEntry {
-  return { stamp, skill, diagnostics, record: null, moreRecords: null, readIn, reportedIn: 0 };
+  return { stamp, skill, diagnostics, record: null, moreRecords: null, readIn, reportedIn: 0, lastGood: false };
+}
+
+/**
+ * A SKILL.md removed between the listing and the read, or replaced by something that is not a
+ * file (a FIFO, a directory): not a version of the skill caught mid-save, so nothing keeps serving.
+ */
+const GONE_CODES: ReadonlySet<string> = new Set(["skill_file_missing", "skill_file_not_regular"]);
+
+function isGone({ diagnostics }: LoadedSkill): boolean {
+  return diagnostics.some((d) => GONE_CODES.has(d.code));
+}
+
+/**
+ * The last good version of a file that no longer loads: the same records (so an unchanged
+ * snapshot stays unchanged while the file stays broken), the failure's own diagnostics, and one
+ * error saying what still serves.
+ */
+function lastGoodEntry(previous: CacheEntry, found: FoundSkill, { diagnostics }: LoadedSkill, readIn: number): CacheEntry {
+  const reason = diagnostics.find((d) => d.severity === "error")?.message ?? "it no longer loads";
+  const serving = Object.freeze(
+    diagnostic(
+      found.skillFile,
+      "error",
+      "last_good_version",
+      `${found.skillFile} no longer loads (${reason}); its last good version, '${previous.skill!.name}', keeps serving until the file loads again or is removed`,
+    ),
+  );
+  return {
+    stamp: found.stamp,
+    skill: previous.skill,
+    diagnostics: Object.freeze([...diagnostics, serving]),
+    record: previous.record,
+    moreRecords: previous.moreRecords,
+    readIn,
+    reportedIn: 0,
+    lastGood: true,
+  };
 }
 
 /** The entry's record for source `index`, registered on first need. */

@@ -8,7 +8,7 @@
  */
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
 import type { FileStamp } from "../package/types.js";
-import type { FoundSkill, SourceDiscovery } from "./discover.js";
+import type { FoundSkill, SourceDiscovery, WalkOptions, WalkProblems } from "./discover.js";
 import type { FoundWire, KnownSkills, WorkerJob } from "./parse-protocol.js";
 import { runInWorker, withdraw } from "./parse-pool.js";
 import { frozenLoad, fromWire, type LoadedSkill } from "./skill-wire.js";
@@ -24,6 +24,8 @@ export interface SourceWalk {
 /** One source to walk, with what the registry holds of it. */
 export interface WalkInput {
   source: string;
+  /** How far the walk may go; the same on either thread. */
+  options: WalkOptions;
   /** The source's last discovery; a directory found unchanged comes back as that same `FoundSkill`. */
   previous: readonly FoundSkill[];
   /** The stamp the registry's copy of each file was read at, if it holds one. */
@@ -47,7 +49,7 @@ export async function walkHere(input: WalkInput, slicer: TimeSlicer): Promise<So
   };
   const known = knownSkills(input);
   known.files = input.previous.map((found) => found.skillFile);
-  const problems = await walkSource(input.source, known, sink, slicer);
+  const problems = await walkSource(input.source, known, sink, slicer, input.options);
   return collector.finish(problems);
 }
 
@@ -80,22 +82,22 @@ export class WorkerWalkFailed extends Error {
 export function walkInWorker(pick: () => WalkInput | null, slicer: TimeSlicer): WorkerWalk {
   let input: WalkInput | null = null;
   let collector: Collector | null = null;
-  let walked: Pick<SourceDiscovery, "diagnostics" | "failed"> | null = null;
+  let walked: WalkProblems | null = null;
   const take = (): WorkerJob | null => {
     input = pick();
     if (!input) return null;
     collector = new Collector(input, slicer);
-    return { kind: "walk", source: input.source, known: knownSkills(input) };
+    return { kind: "walk", source: input.source, known: knownSkills(input), options: input.options };
   };
   const result = runInWorker(take, (message) => {
-    if (message.kind === "walked") walked = { diagnostics: message.diagnostics, failed: message.failed };
+    if (message.kind === "walked") walked = { diagnostics: message.diagnostics, privateRefusals: message.privateRefusals, failed: message.failed };
     else collector!.enqueue(message.found);
   }).then(
     async (ran) => {
       if (!ran) return null;
       // Set by the handlers above, which the compiler does not follow.
       const done = collector as Collector | null;
-      const report = walked as Pick<SourceDiscovery, "diagnostics" | "failed"> | null;
+      const report = walked as WalkProblems | null;
       if (!done || !report) throw new WorkerWalkFailed(input, `the walk of ${input?.source} ended without its report`);
       await done.settled();
       return done.finish(report);
@@ -178,7 +180,7 @@ class Collector {
     this.input.onLoad(skill, loaded);
   }
 
-  finish(problems: Pick<SourceDiscovery, "diagnostics" | "failed">): SourceWalk {
-    return { discovery: { found: this.found, diagnostics: problems.diagnostics, failed: problems.failed }, reads: this.reads };
+  finish(problems: WalkProblems): SourceWalk {
+    return { discovery: { found: this.found, diagnostics: problems.diagnostics, privateRefusals: problems.privateRefusals, failed: problems.failed }, reads: this.reads };
   }
 }

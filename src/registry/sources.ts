@@ -4,6 +4,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { DEFAULT_MAX_DIRECTORIES, type PrivateRoot, type WalkOptions } from "./discover.js";
 import type { Origin, SkillSource } from "./types.js";
 
 /** Lower ranks win a name collision: agent > project > global > bundled. */
@@ -35,10 +36,14 @@ const GLOBAL_FOLDERS = [".agents/skills", ".claude/skills", ".codex/skills"] as 
 export function defaultSources(cwd: string, home: string): SkillSource[] {
   const globals = GLOBAL_FOLDERS.map((folder) => path.resolve(home, folder));
   const sources: SkillSource[] = [];
-  for (const dir of projectDirectories(path.resolve(cwd))) {
+  const dirs = projectDirectories(path.resolve(cwd));
+  // A repository often keeps its skills in one folder and links them from both `.agents/skills`
+  // and `.claude/skills`: links may lead anywhere inside the repository, never out of it.
+  const linkRoot = dirs[dirs.length - 1]!;
+  for (const dir of dirs) {
     for (const folder of PROJECT_FOLDERS) {
       const folderPath = path.resolve(dir, folder);
-      if (!globals.includes(folderPath)) sources.push({ path: folderPath, origin: "project" });
+      if (!globals.includes(folderPath)) sources.push({ path: folderPath, origin: "project", linkRoot });
     }
   }
   for (const folderPath of globals) sources.push({ path: folderPath, origin: "global" });
@@ -88,4 +93,43 @@ export function groupsMeet(a: VisibilityGroup, b: VisibilityGroup): boolean {
   const kindA = a.slice(0, a.indexOf(":") + 1) || a;
   const kindB = b.slice(0, b.indexOf(":") + 1) || b;
   return kindA !== kindB;
+}
+
+/**
+ * Whether a source of each origin follows links wherever they lead when it does not say: the
+ * user's own folders do (`~/.claude/skills` holding links to checkouts is how many people install
+ * skills); a project's do not (a cloned repository chose them), nor an agent's (a private skill is
+ * always allowed to its agent, so a link out of its folder would widen that agent's policy).
+ */
+const FOLLOWS_EXTERNAL_LINKS: Readonly<Record<Origin, boolean>> = Object.freeze({ agent: false, project: false, global: true, bundled: true });
+
+/** How far the walk of `source` may go, given every agent's private roots. */
+export function walkOptionsOf(source: SkillSource, privateRoots: readonly PrivateRoot[]): WalkOptions {
+  const options: WalkOptions = {
+    maxDirectories: source.maxDirectories ?? DEFAULT_MAX_DIRECTORIES,
+    followExternalLinks: source.followExternalLinks ?? FOLLOWS_EXTERNAL_LINKS[source.origin],
+    privateRoots,
+  };
+  if (source.linkRoot !== undefined) options.linkRoot = source.linkRoot;
+  if (source.origin === "agent" && source.agentId !== undefined) options.agentId = source.agentId;
+  return options;
+}
+
+/** The real directories of agent sources, each with the agents it is private to; one entry per directory. */
+export function privateRootsOf(sources: readonly SkillSource[]): PrivateRoot[] {
+  const owners = new Map<string, string[]>();
+  for (const source of sources) {
+    if (source.origin !== "agent" || !source.agentId || typeof source.path !== "string" || source.path === "") continue;
+    let real: string;
+    try {
+      real = fs.realpathSync.native(path.resolve(source.path));
+    } catch {
+      // Missing now: it holds nothing to protect, and it is looked for again at the next scan.
+      continue;
+    }
+    const list = owners.get(real) ?? [];
+    if (!list.includes(source.agentId)) list.push(source.agentId);
+    owners.set(real, list);
+  }
+  return [...owners].map(([rootPath, agents]) => ({ path: rootPath, owners: agents }));
 }

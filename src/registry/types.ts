@@ -13,6 +13,18 @@ export interface SkillSource {
   label?: string;
   /** origin `agent`: the owning agent; the skill is private to it. */
   agentId?: string;
+  /** Directories the walk may visit below the path before it stops with a warning; default 50,000. */
+  maxDirectories?: number;
+  /**
+   * Follow symlinks wherever they lead. Off, a link (to a directory or to a SKILL.md) whose real
+   * target lies outside `linkRoot` is not followed, with a warning. Default: on for `global` and
+   * `bundled` sources (the user's own folders, which often link to checkouts elsewhere), off for
+   * `project` sources (a cloned repository chooses their links) and `agent` sources (a private
+   * skill is always allowed to its agent, so a link there would widen its policy).
+   */
+  followExternalLinks?: boolean;
+  /** Where links may lead when `followExternalLinks` is off; default the source's own directory. */
+  linkRoot?: string;
 }
 
 /** A loaded skill together with where it came from. */

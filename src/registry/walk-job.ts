@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { loadSkillSync } from "../package/load.js";
 import type { FileStamp, LoadResult } from "../package/types.js";
-import { discoverSource, statSkillFile, type FoundSkill, type SkillProbe, type WalkProblems } from "./discover.js";
+import { DEFAULT_WALK_OPTIONS, discoverSource, statSkillFile, type FoundSkill, type SkillProbe, type WalkOptions, type WalkProblems } from "./discover.js";
 import type { FoundWire, KnownSkills } from "./parse-protocol.js";
 import { toPlacedWire } from "./skill-wire.js";
 import { TimeSlicer } from "./time-slice.js";
@@ -31,7 +31,13 @@ export function wireSink(emit: (found: FoundWire) => void): WalkSink {
 }
 
 /** Walks `source`, handing each skill directory found to `sink` in walk order. */
-export async function walkSource(source: string, known: KnownSkills, sink: WalkSink, slicer: TimeSlicer = NEVER_YIELD): Promise<WalkProblems> {
+export async function walkSource(
+  source: string,
+  known: KnownSkills,
+  sink: WalkSink,
+  slicer: TimeSlicer = NEVER_YIELD,
+  options: WalkOptions = DEFAULT_WALK_OPTIONS,
+): Promise<WalkProblems> {
   const knownIndex = new Map<string, number>();
   for (let i = 0; i < known.dirs.length; i++) knownIndex.set(known.dirs[i]!, i);
 
@@ -70,15 +76,15 @@ export async function walkSource(source: string, known: KnownSkills, sink: WalkS
     return statted;
   };
 
-  const discovery = await discoverSource(source, slicer, probe);
-  return { diagnostics: discovery.diagnostics, failed: discovery.failed };
+  const discovery = await discoverSource(source, slicer, probe, options);
+  return { diagnostics: discovery.diagnostics, privateRefusals: discovery.privateRefusals, failed: discovery.failed };
 }
 
 const UPPERCASE_FILE = `${path.sep}SKILL.md`;
 
 /**
- * What the probe reports for a known, unchanged directory: it is a skill, so the walk does not
- * descend into it. `walkSource` hands directories to its sink and never reads the walk's own list.
+ * What the probe reports for a known, unchanged directory: it is a skill (so the walk leaves its
+ * resource folders alone). `walkSource` hands directories to its sink and never reads the walk's own list.
  */
 const UNCHANGED: FoundSkill = Object.freeze({ dir: "", skillFile: "", stamp: Object.freeze({ size: 0, mtimeMs: 0, ino: 0 }) });
 

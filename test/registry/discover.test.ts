@@ -2,27 +2,27 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { discoverSource, MAX_DIRECTORIES_PER_SOURCE } from "../../src/registry/discover.js";
+import { DEFAULT_WALK_OPTIONS, discoverSource, statSkillFile, type WalkOptions } from "../../src/registry/discover.js";
 import { TimeSlicer } from "../../src/registry/time-slice.js";
 import { tempDir, writeSkill } from "./skill-tree.js";
 
-const discover = (root: string) => discoverSource(root, new TimeSlicer());
+const discover = (root: string, options: Partial<WalkOptions> = {}) =>
+  discoverSource(root, new TimeSlicer(), statSkillFile, { ...DEFAULT_WALK_OPTIONS, ...options });
 const dirsOf = (found: { dir: string }[], root: string) => found.map((f) => path.relative(root, f.dir));
 const codes = (diagnostics: { code: string }[]) => diagnostics.map((d) => d.code);
 
-test("nested categories are searched down to four levels below the source", async (t) => {
+test("nested categories are searched down to six levels below the source: a skill at six is found, one at seven is not", async (t) => {
   const root = tempDir(t);
   writeSkill(root, "top");
   writeSkill(path.join(root, "cat"), "one-down");
   writeSkill(path.join(root, "cat", "sub"), "two-down");
-  writeSkill(path.join(root, "c1", "c2", "c3"), "at-depth-four");
-  writeSkill(path.join(root, "d1", "d2", "d3", "d4"), "at-depth-five");
+  writeSkill(path.join(root, "c1", "c2", "c3", "c4", "c5"), "at-depth-six");
+  writeSkill(path.join(root, "d1", "d2", "d3", "d4", "d5", "d6"), "at-depth-seven");
   const { found, diagnostics, failed } = await discover(root);
-  assert.deepEqual(dirsOf(found, root).sort(), ["c1/c2/c3/at-depth-four", "cat/one-down", "cat/sub/two-down", "top"]);
+  assert.deepEqual(dirsOf(found, root).sort(), ["c1/c2/c3/c4/c5/at-depth-six", "cat/one-down", "cat/sub/two-down", "top"]);
   assert.equal(failed, false);
-  const limit = diagnostics.find((d) => d.code === "depth_limit");
-  assert.ok(limit, "the unsearched branch is reported");
-  assert.equal(limit.path, path.join(root, "d1", "d2", "d3", "d4"));
+  assert.deepEqual(codes(diagnostics), ["depth_limit"], "the unsearched branch is reported");
+  assert.equal(diagnostics[0]!.path, path.join(root, "d1", "d2", "d3", "d4", "d5", "d6"));
 });
 
 test("found skills come in sorted walk order with their SKILL.md stamp", async (t) => {
@@ -46,12 +46,41 @@ test(".git, node_modules and dot-directories are skipped", async (t) => {
   assert.deepEqual(dirsOf(found, root), ["kept"]);
 });
 
-test("a skill directory is a leaf: skills inside its resources are not separate skills", async (t) => {
+test("skills inside another skill's scripts/, references/ or assets/ are its files, not separate skills", async (t) => {
   const root = tempDir(t);
   const outer = writeSkill(root, "outer");
-  writeSkill(path.join(outer, "references"), "inner");
+  for (const folder of ["scripts", "references", "assets"]) writeSkill(path.join(outer, folder), `in-${folder}`);
   const { found } = await discover(root);
   assert.deepEqual(dirsOf(found, root), ["outer"]);
+});
+
+test("a skill nested in another skill's other folders is found, after the outer one", async (t) => {
+  const root = tempDir(t);
+  const outer = writeSkill(root, "outer");
+  writeSkill(path.join(outer, "examples"), "inner");
+  writeSkill(path.join(outer, "examples", "inner", "more"), "innermost");
+  writeSkill(path.join(outer, "scripts"), "not-a-skill");
+  writeSkill(root, "sibling");
+  const { found, diagnostics } = await discover(root);
+  assert.deepEqual(dirsOf(found, root), ["outer", "outer/examples/inner", "outer/examples/inner/more/innermost", "sibling"]);
+  assert.deepEqual(diagnostics, []);
+});
+
+test("a skill that is the source itself is searched below too", async (t) => {
+  const root = tempDir(t);
+  const solo = writeSkill(root, "solo");
+  writeSkill(path.join(solo, "variants"), "solo-variant");
+  const { found } = await discover(solo);
+  assert.deepEqual(dirsOf(found, solo), ["", "variants/solo-variant"]);
+});
+
+test("deep folders inside a skill are its content: no depth warning below a skill", async (t) => {
+  const root = tempDir(t);
+  const outer = writeSkill(path.join(root, "a", "b"), "outer");
+  fs.mkdirSync(path.join(outer, "examples", "x", "y", "z", "w"), { recursive: true });
+  const { found, diagnostics } = await discover(root);
+  assert.deepEqual(dirsOf(found, root), ["a/b/outer"]);
+  assert.deepEqual(diagnostics, []);
 });
 
 test("a source that is itself a skill directory yields that one skill", async (t) => {
@@ -64,8 +93,8 @@ test("a source that is itself a skill directory yields that one skill", async (t
 
 test("a missing source contributes nothing and reports nothing; a file as source is reported", async (t) => {
   const root = tempDir(t);
-  assert.deepEqual(await discover(path.join(root, "does-not-exist")), { found: [], diagnostics: [], failed: false });
-  assert.deepEqual(await discover(path.join(root, "no", "such", "nested")), { found: [], diagnostics: [], failed: false });
+  assert.deepEqual(await discover(path.join(root, "does-not-exist")), { found: [], diagnostics: [], privateRefusals: [], failed: false });
+  assert.deepEqual(await discover(path.join(root, "no", "such", "nested")), { found: [], diagnostics: [], privateRefusals: [], failed: false });
   const file = path.join(root, "plain.txt");
   fs.writeFileSync(file, "x");
   const result = await discover(file);
@@ -81,23 +110,37 @@ test("a lowercase skill.md marks a skill too", async (t) => {
   assert.equal(path.basename(found[0]!.skillFile), "skill.md");
 });
 
-test(`the walk stops after ${MAX_DIRECTORIES_PER_SOURCE} directories with a diagnostic`, async (t) => {
+test("a source's maxDirectories: exactly that many directories load whole; one more stops the walk with a diagnostic", async (t) => {
   const root = tempDir(t);
-  const total = MAX_DIRECTORIES_PER_SOURCE + 3;
-  for (let i = 0; i < total; i++) writeSkill(root, `s-${String(i).padStart(4, "0")}`);
-  const { found, diagnostics } = await discover(root);
-  assert.equal(found.length, MAX_DIRECTORIES_PER_SOURCE);
-  assert.equal(path.basename(found.at(-1)!.dir), `s-${String(MAX_DIRECTORIES_PER_SOURCE - 1).padStart(4, "0")}`);
-  assert.deepEqual(codes(diagnostics), ["directory_limit"]);
+  const max = 20;
+  for (let i = 0; i < max; i++) writeSkill(root, `s-${String(i).padStart(2, "0")}`);
+  const atLimit = await discover(root, { maxDirectories: max });
+  assert.equal(atLimit.found.length, max);
+  assert.deepEqual(atLimit.diagnostics, []);
+
+  writeSkill(root, `s-${max}`);
+  const past = await discover(root, { maxDirectories: max });
+  assert.equal(past.found.length, max);
+  assert.equal(path.basename(past.found.at(-1)!.dir), `s-${max - 1}`);
+  assert.deepEqual(codes(past.diagnostics), ["directory_limit"]);
+  assert.match(past.diagnostics[0]!.message, /Stopped after 20 directories .*maxDirectories/);
 });
 
-test("category directories count toward the directory bound", async (t) => {
+test("category directories and a skill's own subfolders count toward maxDirectories; resource folders do not", async (t) => {
   const root = tempDir(t);
-  for (let i = 0; i < MAX_DIRECTORIES_PER_SOURCE; i++) fs.mkdirSync(path.join(root, `empty-${String(i).padStart(4, "0")}`));
+  for (let i = 0; i < 5; i++) fs.mkdirSync(path.join(root, `empty-${i}`));
   writeSkill(root, "zz-after-the-bound");
-  const { found, diagnostics } = await discover(root);
-  assert.deepEqual(found, []);
-  assert.deepEqual(codes(diagnostics), ["directory_limit"]);
+  const stopped = await discover(root, { maxDirectories: 5 });
+  assert.deepEqual(stopped.found, []);
+  assert.deepEqual(codes(stopped.diagnostics), ["directory_limit"]);
+
+  const other = tempDir(t);
+  const skill = writeSkill(other, "with-folders");
+  for (const folder of ["scripts", "references", "assets"]) fs.mkdirSync(path.join(skill, folder));
+  fs.mkdirSync(path.join(skill, "examples"));
+  // The skill and its examples/: two directories; its three resource folders are never visited.
+  assert.deepEqual(codes((await discover(other, { maxDirectories: 2 })).diagnostics), []);
+  assert.deepEqual(codes((await discover(other, { maxDirectories: 1 })).diagnostics), ["directory_limit"]);
 });
 
 test("symlinked skill directories and SKILL.md files are followed, to their real paths", async (t) => {

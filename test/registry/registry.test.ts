@@ -8,10 +8,11 @@ import { loadSkillSync } from "../../src/package/load.js";
 import { MAX_WORKERS } from "../../src/registry/parse-pool.js";
 import { walkInWorker } from "../../src/registry/source-walk.js";
 import { TimeSlicer } from "../../src/registry/time-slice.js";
+import { DEFAULT_WALK_OPTIONS } from "../../src/registry/discover.js";
 import { createRegistry } from "../../src/registry/registry.js";
 import { WORKER_WALK_LIMIT } from "../../src/registry/walk-sources.js";
 import type { SkillSource } from "../../src/registry/types.js";
-import { names, tempDir, writeSkill } from "./skill-tree.js";
+import { memoryTempDir, names, tempDir, writeSkill } from "./skill-tree.js";
 import { CORPUS } from "../support/tmp.js";
 
 const corpusRoot = CORPUS;
@@ -179,7 +180,7 @@ test("one directory in a global and an agent source gives each its own record, o
   fs.symlinkSync(real, path.join(root, "agent-a", "both-places"));
   // The agent's source comes first, so the global record is built after (and from) the agent's.
   const { snapshot } = await loaded([
-    { path: path.join(root, "agent-a"), origin: "agent", agentId: "a", label: "Mine" },
+    { path: path.join(root, "agent-a"), origin: "agent", agentId: "a", label: "Mine", followExternalLinks: true },
     { path: path.join(root, "store"), origin: "global" },
   ]);
   assert.deepEqual(
@@ -284,9 +285,99 @@ test("a refresh that meets a broken skill keeps every good one serving", async (
   fs.writeFileSync(path.join(root, "garbage", "SKILL.md"), Buffer.from([0xff, 0xfe, 0x00, 0x80]));
   const outcome = await registry.refresh();
   assert.ok(outcome.ok);
-  assert.deepEqual(names(registry.snapshot().skills), ["good-one", "good-two"]);
+  // The file that loaded before keeps its last good version serving (SPEC §2); the new one is left out.
+  assert.deepEqual(names(registry.snapshot().skills), ["good-one", "good-two", "turns-bad"]);
   const errors = registry.snapshot().diagnostics.filter((d) => d.severity === "error");
-  assert.deepEqual(errors.map((d) => path.basename(path.dirname(d.path))).sort(), ["garbage", "turns-bad"]);
+  assert.deepEqual(errors.map((d) => [path.basename(path.dirname(d.path)), d.code]).sort(), [
+    ["garbage", "skill_file_not_utf8"],
+    ["turns-bad", "frontmatter_unclosed"],
+    ["turns-bad", "last_good_version"],
+  ]);
+});
+
+test("a SKILL.md truncated mid-write keeps its last good version serving with an error; fixed, the new version serves; deleted, it is gone", async (t) => {
+  const root = tempDir(t);
+  writeSkill(root, "steady");
+  const dir = writeSkill(root, "editing", { description: "First version." });
+  const file = path.join(dir, "SKILL.md");
+  const { registry, snapshot } = await loaded([{ path: root, origin: "global" }]);
+  const good = snapshot.skills.find((s) => s.name === "editing")!;
+  // Both later versions have the same length and are given the same mtime, so the fix has the
+  // very stamp (size, mtime, inode) of the broken read: only a re-read can tell them apart.
+  const fixed = "---\nname: editing\ndescription: Second version.\n---\n\n# editing\n";
+  const truncated = fixed.slice(0, 30) + " ".repeat(fixed.length - 30);
+  const sameTime = new Date(Date.now() - 60_000);
+  fs.writeFileSync(file, truncated);
+  fs.utimesSync(file, sameTime, sameTime);
+
+  const broken = await registry.refresh();
+  assert.ok(broken.ok && broken.changed, "the error is news");
+  assert.equal(broken.snapshot.skills.find((s) => s.name === "editing"), good, "the last good version keeps serving");
+  const errors = broken.snapshot.diagnostics.filter((d) => d.path === file);
+  assert.deepEqual(errors.map((d) => [d.severity, d.code]), [["error", "frontmatter_unclosed"], ["error", "last_good_version"]]);
+  assert.match(errors[1]!.message, /no longer loads .*last good version, 'editing', keeps serving until the file loads again or is removed/);
+
+  const readsBefore = registry.stats().reads;
+  const still = await registry.refresh();
+  assert.ok(still.ok && !still.changed, "a file that stays broken changes nothing");
+  assert.equal(registry.stats().reads, readsBefore + 1, "but it is read again at every scan until it loads");
+
+  fs.writeFileSync(file, fixed);
+  fs.utimesSync(file, sameTime, sameTime);
+  const after = await registry.refresh();
+  assert.ok(after.ok && after.changed);
+  assert.equal(after.snapshot.skills.find((s) => s.name === "editing")!.description, "Second version.");
+  assert.deepEqual(after.snapshot.diagnostics, []);
+
+  fs.writeFileSync(file, "---\nname: editing\ndescription: [unclosed\n---\n");
+  const badYaml = await registry.refresh();
+  assert.equal(badYaml.snapshot.skills.find((s) => s.name === "editing")!.description, "Second version.", "bad YAML keeps the last good version too");
+  fs.rmSync(file);
+  const removed = await registry.refresh();
+  assert.deepEqual(names(removed.snapshot.skills), ["steady"]);
+  assert.deepEqual(removed.snapshot.diagnostics, [], "a removed file is simply gone");
+  await registry.close();
+});
+
+test("a file that never loaded has no last good version: it is left out with its error", async (t) => {
+  const root = tempDir(t);
+  const { registry } = await loaded([{ path: root, origin: "global" }]);
+  fs.mkdirSync(path.join(root, "never-good"));
+  fs.writeFileSync(path.join(root, "never-good", "SKILL.md"), "---\nname: never-good\n");
+  const outcome = await registry.refresh();
+  assert.deepEqual(outcome.snapshot.skills, []);
+  assert.deepEqual(outcome.snapshot.diagnostics.map((d) => d.code), ["frontmatter_unclosed"]);
+  await registry.close();
+});
+
+test("10,000 skills in one flat folder load whole", async (t) => {
+  const root = memoryTempDir(t);
+  const count = 10_000;
+  for (let i = 0; i < count; i++) {
+    const name = `s-${String(i).padStart(5, "0")}`;
+    fs.mkdirSync(path.join(root, name));
+    fs.writeFileSync(path.join(root, name, "SKILL.md"), `---\nname: ${name}\ndescription: d\n---\n`);
+  }
+  const { registry, snapshot } = await loaded([{ path: root, origin: "global" }]);
+  assert.equal(snapshot.skills.length, count);
+  assert.deepEqual(snapshot.diagnostics, []);
+  await registry.close();
+});
+
+test("a source's maxDirectories bounds its walk: exactly that many load; one more stops with a warning", async (t) => {
+  const root = tempDir(t);
+  for (let i = 0; i < 4; i++) writeSkill(root, `s-${i}`);
+  const at = await loaded([{ path: root, origin: "global", maxDirectories: 4 }]);
+  assert.equal(at.snapshot.skills.length, 4);
+  assert.deepEqual(at.snapshot.diagnostics, []);
+  await at.registry.close();
+  const past = await loaded([{ path: root, origin: "global", maxDirectories: 3 }]);
+  assert.deepEqual(names(past.snapshot.skills), ["s-0", "s-1", "s-2"]);
+  assert.deepEqual(past.snapshot.diagnostics.map((d) => [d.code, d.path]), [["directory_limit", root]]);
+  await past.registry.close();
+  const bad = await loaded([{ path: root, origin: "global", maxDirectories: 0 }]);
+  assert.deepEqual(bad.snapshot.diagnostics.map((d) => d.code), ["source_invalid"]);
+  await bad.registry.close();
 });
 
 test("a source that becomes unreadable keeps its last good skills, with an error", async (t) => {
@@ -331,7 +422,7 @@ async function warmWorkers(t: TestContext): Promise<void> {
   writeSkill(dir, "warm-up");
   const runs = Array.from({ length: MAX_WORKERS }, () => {
     let picked = false;
-    return walkInWorker(() => (picked ? null : ((picked = true), { source: dir, previous: [], stampOf: () => undefined, onLoad: () => {} })), new TimeSlicer()).result;
+    return walkInWorker(() => (picked ? null : ((picked = true), { source: dir, options: DEFAULT_WALK_OPTIONS, previous: [], stampOf: () => undefined, onLoad: () => {} })), new TimeSlicer()).result;
   });
   for (const run of runs) assert.ok(await run, "a worker ran the warm-up walk");
 }
@@ -524,14 +615,16 @@ test(`once ${WORKER_WALK_LIMIT} skills are known, sources are walked in workers 
   assert.equal(registry.stats().reads, total + 4, "only the edited, added and broken files were read");
   // A ready worker takes the first source as the scan starts.
   assert.ok(registry.stats().readsInWorkers >= inWorkersBefore + 1, "the big source's edit was read in a worker");
-  assert.equal(after.skills.length, total - 1);
+  assert.equal(after.skills.length, total);
   const byName = new Map(after.skills.map((s) => [s.name, s]));
   assert.equal(byName.get("small-edited")!.description, "Edited, and longer than before.");
   assert.equal(byName.get("big-0006")!.description, "Edited in the big source.");
-  assert.ok(byName.has("small-added") && !byName.has("small-deleted") && !byName.has("small-turns-bad"));
+  assert.ok(byName.has("small-added") && !byName.has("small-deleted"));
+  assert.equal(byName.get("small-turns-bad"), snapshot.skills.find((s) => s.name === "small-turns-bad"), "a file that stopped loading keeps its last good version");
   assert.equal(byName.get("small-stays"), snapshot.skills.find((s) => s.name === "small-stays"), "unchanged records are reused");
   assert.deepEqual(after.diagnostics.map((d) => [d.code, path.basename(path.dirname(d.path))]).sort(), [
     ["frontmatter_unclosed", "small-turns-bad"],
+    ["last_good_version", "small-turns-bad"],
     ["skill_file_lowercase", "small-lower"],
   ]);
 });

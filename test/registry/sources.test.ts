@@ -10,8 +10,8 @@ test("default sources outside a repository: the working directory's .agents and 
   const cwd = path.join(root, "proj");
   fs.mkdirSync(cwd);
   assert.deepEqual(defaultSources(cwd, "/home/me"), [
-    { path: `${cwd}/.agents/skills`, origin: "project" },
-    { path: `${cwd}/.claude/skills`, origin: "project" },
+    { path: `${cwd}/.agents/skills`, origin: "project", linkRoot: cwd },
+    { path: `${cwd}/.claude/skills`, origin: "project", linkRoot: cwd },
     { path: "/home/me/.agents/skills", origin: "global" },
     { path: "/home/me/.claude/skills", origin: "global" },
     { path: "/home/me/.codex/skills", origin: "global" },

@@ -259,6 +259,46 @@ test("a SKILL.md rewritten during refreshes is never served half-written", async
   t.diagnostic(`refreshes that caught the file mid-write and left the skill out until the next one: ${absentAfterRefresh} of ${VERSIONS - 1}`);
 });
 
+test("a SKILL.md truncated mid-write keeps its last good version: listed, and activated with the body that goes with it", async (t) => {
+  const root = realTempDir("skillport-last-good");
+  const skills = path.join(root, "skills");
+  const dir = writeSkillDir(skills, "mid-save", { description: "The saved version.", body: "# mid-save\n\nThe saved steps." });
+  const file = path.join(dir, "SKILL.md");
+  // The fix below has the saved version's size and is given its mtime: the very same stamp.
+  const savedAt = new Date(Date.now() - 60_000);
+  fs.utimesSync(file, savedAt, savedAt);
+  const runtime = await runtimeOver([skills], root);
+  t.after(() => runtime.close());
+  const first = await runtime.session({ log: false }).call({ name: "mid-save" });
+  assert.match((first.data as LoadedData).content, /The saved steps/);
+
+  // An editor caught mid-save: the file truncated, then only its first bytes written.
+  const text = fs.readFileSync(file, "utf8").replaceAll("The saved", "The newer");
+  fs.writeFileSync(file, text.slice(0, 25));
+  await runtime.refresh();
+  const listed = runtime.registry().list().find((s) => s.name === "mid-save");
+  assert.equal(listed?.description, "The saved version.", "the last good version keeps serving");
+  assert.ok(runtime.diagnostics().some((d) => d.severity === "error" && d.code === "last_good_version" && d.path === file));
+  const during = await withinBound(runtime.session({ log: false }).call({ name: "mid-save" }), "activating a skill caught mid-save");
+  assertEnvelope(during);
+  assert.equal(during.ok, true, JSON.stringify(during.error));
+  assert.match((during.data as LoadedData).content, /The saved steps/, "the body of the version the record describes");
+
+  fs.writeFileSync(file, text);
+  fs.utimesSync(file, savedAt, savedAt);
+  await runtime.refresh();
+  assert.equal(runtime.registry().list().find((s) => s.name === "mid-save")?.description, "The newer version.");
+  assert.match(((await runtime.session({ log: false }).call({ name: "mid-save" })).data as LoadedData).content, /The newer steps/);
+  assert.deepEqual(runtime.diagnostics(), []);
+
+  fs.writeFileSync(file, text.slice(0, 25));
+  await runtime.refresh();
+  fs.rmSync(file);
+  await runtime.refresh();
+  assert.equal(runtime.registry().list().find((s) => s.name === "mid-save"), undefined, "removed, it is gone");
+  assert.deepEqual(runtime.diagnostics(), []);
+});
+
 test("symlink loops end their branch with a diagnostic; loops inside a skill never hang a call", async (t) => {
   const root = realTempDir("skillport-loops");
   const skills = path.join(root, "skills");
