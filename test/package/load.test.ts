@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { test } from "node:test";
 import { readSkillBody } from "../../src/package/body.js";
 import { loadSkillSync } from "../../src/package/load.js";
+import { validateSkillSync } from "../../src/package/validate.js";
 import { readSkillFileSync } from "../../src/package/skill-file.js";
 import { CORPUS, EXAMPLES, tempDir, writeSkill } from "../support/tmp.js";
 
@@ -222,6 +223,26 @@ test("a name or description YAML reads as a number or boolean loads as its text,
     if (text !== undefined) assert.equal(loaded.skill.description, text, fields);
     else assert.equal(loaded.skill.name, "false");
   }
+});
+
+test("loading never refuses a scalar name or description that validate accepts", () => {
+  // Not `null` or `~`: a reader of strings only takes them for the words, but to YAML and to
+  // every host they mean "no value", so a skill saying that has no name or description.
+  const scalars = ["123", "0", "-7", "1.5", "1e3", "0x1F", "0o17", "007", "true", "false", "True", "yes", "no", "on", ".inf", ".nan", "2026-12-01", "''", "x"];
+  let compared = 0;
+  for (const [i, scalar] of scalars.entries()) {
+    for (const field of ["name", "description"] as const) {
+      const dirName = `scalar-${field}-${i}`;
+      const fields = field === "name" ? `name: ${scalar}\ndescription: d` : `name: ${dirName}\ndescription: ${scalar}`;
+      const dir = writeSkill(root, dirName, fields);
+      // validate also checks the name against the directory, which load only warns about.
+      const errors = validateSkillSync(dir).filter((e) => !e.startsWith("Directory name"));
+      if (errors.length > 0) continue;
+      compared++;
+      assert.ok(loadSkillSync(dir).skill, `validate accepts ${JSON.stringify(fields)}, so loading must too`);
+    }
+  }
+  assert.ok(compared >= 18, `${compared} accepted variants compared`);
 });
 
 test("a description that is null, ~, empty or missing still cannot be loaded", () => {
