@@ -9,8 +9,9 @@
  * entries read in all. A `references/` holding 100,000 directories then costs a bounded walk,
  * and the listing says it was cut. The walk is asynchronous: every directory is read in batches
  * off the event loop, so no session waits while another's activation lists a large package.
- * It is not cached: a file added to a package shows at the next activation, and the bounds keep
- * a walk cheap. Concurrent listings of one directory share one walk.
+ * A listing is kept while no directory it read has changed (see `cachedOrWalked`), so a
+ * package activated again, by any session, costs a `stat` per directory; a file added shows at
+ * the next listing. Concurrent listings of one directory share one walk.
  *
  * Left out: what the package leaves out (package-shape.ts), the files of a nested skill (a
  * subdirectory with its own SKILL.md, outside `scripts/`, `references/`, `assets/`, which is how
@@ -48,16 +49,73 @@ export interface ResourceListing {
   readonly truncated: boolean;
 }
 
+/** Packages whose last listing is kept; past this the least recently listed is dropped. */
+const CACHED_PACKAGES = 256;
+/** How long a directory must have been unchanged before a listing of it is kept (see `directoryStamp`). */
+const SETTLED_MS = 2_000;
+
+interface CachedListing {
+  listing: ResourceListing;
+  /** Every directory the walk read, with its stamp when read: the listing holds while none changed. */
+  directories: Array<{ path: string; stamp: string }>;
+}
+
+const cache = new Map<string, CachedListing>();
 const inFlight = new Map<string, Promise<ResourceListing>>();
 
 /** Never throws: what cannot be read is simply not listed. */
 export function listResources(dir: string): Promise<ResourceListing> {
   let walk = inFlight.get(dir);
   if (!walk) {
-    walk = new PackageWalk(dir).run().finally(() => inFlight.delete(dir));
+    walk = cachedOrWalked(dir).finally(() => inFlight.delete(dir));
     inFlight.set(dir, walk);
   }
   return walk;
+}
+
+/**
+ * A listing depends only on the entries of the directories it read, and adding, removing or
+ * renaming an entry changes its directory's mtime. So a listing is reused while every directory
+ * it read keeps its stamp: one `stat` per directory, all at once, where a walk opens and reads
+ * each in turn (a package of 500 directories costs 500 parallel `stat`s instead of a walk).
+ */
+async function cachedOrWalked(dir: string): Promise<ResourceListing> {
+  const cached = cache.get(dir);
+  if (cached && (await unchanged(cached.directories))) {
+    cache.delete(dir);
+    cache.set(dir, cached);
+    return cached.listing;
+  }
+  const walked = await new PackageWalk(dir).run();
+  cache.delete(dir);
+  if (walked.directories.length > 0) {
+    cache.set(dir, walked);
+    if (cache.size > CACHED_PACKAGES) cache.delete(cache.keys().next().value!);
+  }
+  return walked.listing;
+}
+
+async function unchanged(directories: CachedListing["directories"]): Promise<boolean> {
+  const stamps = await Promise.all(directories.map((d) => directoryStamp(d.path)));
+  return stamps.every((stamp, i) => stamp !== null && stamp === directories[i]!.stamp);
+}
+
+/**
+ * A directory's identity and change times, or null when it cannot be stat'ed, or when it changed
+ * too recently to vouch for a listing: file systems stamp times coarsely (a clock tick of a few
+ * milliseconds, whole seconds on some), so a change in the same tick as an earlier listing would
+ * leave the stamp as it was. A listing is kept only once its directories have been still for
+ * longer than that.
+ */
+async function directoryStamp(dir: string): Promise<string | null> {
+  try {
+    const s = await fsp.stat(dir, { bigint: true });
+    const changedMs = Number((s.mtimeNs > s.ctimeNs ? s.mtimeNs : s.ctimeNs) / 1_000_000n);
+    if (changedMs > Date.now() - SETTLED_MS) return null;
+    return `${s.dev}:${s.ino}:${s.mtimeNs}:${s.ctimeNs}`;
+  } catch {
+    return null;
+  }
 }
 
 /** Whether there is anything to tell the model: files, or a listing cut before any file was reached. */
@@ -74,18 +132,23 @@ class PackageWalk {
   private directoriesLeft = MAX_RESOURCE_DIRECTORIES;
   private entriesLeft = MAX_RESOURCE_ENTRIES_READ;
   private realDir = "";
+  private readonly directories: CachedListing["directories"] = [];
+  /** False once a directory could not be read whole: such a listing is not kept. */
+  private keepable = true;
 
   constructor(private readonly dir: string) {}
 
-  async run(): Promise<ResourceListing> {
+  async run(): Promise<CachedListing> {
     try {
       this.realDir = await fsp.realpath(this.dir);
       const top = await this.read("");
       if (top) await this.visit("", 0, top);
     } catch {
       // The directory vanished or cannot be resolved: nothing to list.
+      this.keepable = false;
     }
-    return Object.freeze({ scripts: Object.freeze(this.scripts), files: Object.freeze(this.files), truncated: this.truncated });
+    const listing = Object.freeze({ scripts: Object.freeze(this.scripts), files: Object.freeze(this.files), truncated: this.truncated });
+    return { listing, directories: this.keepable ? this.directories : [] };
   }
 
   /** The entries of one directory, sorted by name; null when it cannot be read or the bound is spent. */
@@ -96,8 +159,11 @@ class PackageWalk {
     }
     this.directoriesLeft--;
     const entries: Dirent[] = [];
+    const dirPath = path.join(this.dir, rel);
+    // Stamped before its entries are read, so a change made while they are read shows as a new stamp.
+    const stamped = directoryStamp(dirPath);
     try {
-      const handle = await fsp.opendir(path.join(this.dir, rel), { bufferSize: READ_BATCH });
+      const handle = await fsp.opendir(dirPath, { bufferSize: READ_BATCH });
       // Breaking out of the loop closes the handle.
       for await (const entry of handle) {
         if (this.entriesLeft === 0) {
@@ -108,9 +174,13 @@ class PackageWalk {
         entries.push(entry);
       }
     } catch {
+      this.keepable = false;
       if (entries.length === 0) return null;
       // A directory that fails part-way lists what was read.
     }
+    const stamp = await stamped;
+    if (stamp === null) this.keepable = false;
+    else this.directories.push({ path: dirPath, stamp });
     return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 

@@ -140,6 +140,18 @@ test("a folder of thousands of directories is walked in bounded steps that let t
   assert.ok(turns > 100, `the event loop turned ${turns} times during the walk`);
 });
 
+test("a listing is kept while its directories are unchanged, and walked again once one changes", async () => {
+  const dir = writeSkill(root, "kept", "name: kept\ndescription: d");
+  put(dir, { "references/a.md": "x", "themes/t.md": "x" });
+  // A directory changed in the last two seconds cannot vouch for a listing (coarse file times).
+  assert.notEqual(await listResources(dir), await listResources(dir), "a package just written is walked each time");
+  await new Promise((resolve) => setTimeout(resolve, 2_100));
+  const first = await listResources(dir);
+  assert.equal(await listResources(dir), first, "the same listing, not a new walk");
+  put(dir, { "themes/u.md": "x" });
+  assert.deepEqual((await listResources(dir)).files, ["references/a.md", "themes/t.md", "themes/u.md"]);
+});
+
 test("concurrent listings of one directory share one walk", () => {
   const dir = path.join(EXAMPLES, "release-notes");
   assert.equal(listResources(dir), listResources(dir));
