@@ -8,8 +8,17 @@ import { splitFrontmatter } from "./split.js";
 import { parseYaml, quotePlainScalarsWithColons } from "./yaml.js";
 
 export type FrontmatterResult =
-  | { ok: true; data: Record<string, unknown>; body: string; retried: boolean }
+  | {
+      ok: true;
+      data: Record<string, unknown>;
+      body: string;
+      retried: boolean;
+      /** Typed YAML values read as plain text or collections (see `parseYaml`); empty when none. */
+      converted: readonly string[];
+    }
   | { ok: false; code: string; message: string };
+
+const NONE: readonly string[] = Object.freeze([]);
 
 export function readFrontmatter(text: string, options: { allowRetry: boolean }): FrontmatterResult {
   const split = splitFrontmatter(text);
@@ -45,5 +54,5 @@ export function readFrontmatter(text: string, options: { allowRetry: boolean }):
   if (typeof value !== "object" || Array.isArray(value)) {
     return { ok: false, code: "frontmatter_not_mapping", message: "SKILL.md frontmatter must be a YAML mapping" };
   }
-  return { ok: true, data: value as Record<string, unknown>, body: split.body, retried };
+  return { ok: true, data: value as Record<string, unknown>, body: split.body, retried, converted: parsed.converted ?? NONE };
 }

@@ -76,6 +76,9 @@ export function loadSkillFile(skillFile: string, dir: string, text: string, stam
       ),
     );
   }
+  for (let i = fm.converted.length - 1; i >= 0; i--) {
+    diagnostics.unshift(diagnostic(skillFile, "warning", "yaml_typed_value", fm.converted[i]!));
+  }
   if (!built.manifest) return { skill: null, diagnostics };
   const manifest = built.manifest;
   return {

@@ -12,9 +12,11 @@
  *    it is read exactly one way; js-yaml is faster but reads whitespace-only lines of block
  *    scalars differently, and a skill must not mean two things.
  */
+import { Buffer } from "node:buffer";
 import { createRequire } from "node:module";
 import type * as Yaml from "yaml";
 import { MAX_YAML_ALIASES, MAX_YAML_DEPTH } from "./limits.js";
+import { setOwnProperty } from "./own-property.js";
 
 let fullParser: typeof Yaml | null = null;
 
@@ -28,7 +30,13 @@ function yaml(): typeof Yaml {
 }
 
 export type YamlResult =
-  | { ok: true; value: unknown }
+  | {
+      ok: true;
+      /** Plain data only: null, booleans, numbers, strings, arrays and plain objects, no cycles. */
+      value: unknown;
+      /** Typed values (`!!binary`, `!!timestamp`, `!!omap`, `!!set`) read as plain data, one note each. */
+      converted?: string[];
+    }
   | { ok: false; message: string; /** 0-based line within the frontmatter, when known */ line?: number };
 
 export function parseYaml(text: string): YamlResult {
@@ -36,8 +44,7 @@ export function parseYaml(text: string): YamlResult {
   if (fast) return { ok: true, value: fast };
   const result = parseWithYaml(text);
   if (!result.ok) return result;
-  const depthError = checkDepth(result.value);
-  return depthError ? { ok: false, message: depthError } : result;
+  return toPlainData(result.value);
 }
 
 /**
@@ -444,18 +451,146 @@ function parseWithYaml(text: string): YamlResult {
 }
 
 /**
- * Rejects values nested deeper than any real frontmatter. Shared nodes (aliases) are visited
- * once, so the walk itself can never expand a reference bomb.
+ * Everything past the parser sees plain data only, decided here once. `yaml` constructs more
+ * than that for the YAML 1.1 tags it still knows (`!!binary` a Uint8Array, `!!timestamp` a Date,
+ * `!!omap` a Map, `!!set` a Set) and can build cycles through aliases (`a: &x [*x]`); each of
+ * those broke something downstream (a Uint8Array cannot be frozen, which failed the whole
+ * registry's refresh; a cycle cannot be written as JSON). Typed values are read as the text or
+ * the plain collection they stand for, with a note; a cycle, a value nested too deep, or any
+ * other kind of object refuses the document. Shared nodes (aliases) are converted once and stay
+ * shared, so the walk can never expand a reference bomb. Recursion is bounded by the depth limit.
  */
-function checkDepth(value: unknown): string | null {
-  const seen = new Set<object>();
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== "object" || seen.has(node)) continue;
-    if (depth >= MAX_YAML_DEPTH) return DEPTH_MESSAGE;
-    seen.add(node);
-    for (const child of Array.isArray(node) ? node : Object.values(node)) stack.push([child, depth + 1]);
+function toPlainData(value: unknown): YamlResult {
+  const walk: PlainWalk = { done: new Map(), open: new Set(), notes: [], problem: null };
+  const plain = plainValue(value, 0, "", walk);
+  if (walk.problem !== null) return { ok: false, message: walk.problem };
+  return walk.notes.length > 0 ? { ok: true, value: plain, converted: walk.notes } : { ok: true, value: plain };
+}
+
+interface PlainWalk {
+  /** Objects already converted, to what: an alias reaches the same result. */
+  done: Map<object, unknown>;
+  /** Objects on the current path: meeting one again is a cycle. */
+  open: Set<object>;
+  notes: string[];
+  problem: string | null;
+}
+
+/** More notes than this are summarised: a document of a thousand timestamps needs one warning, not a thousand. */
+const MAX_CONVERSION_NOTES = 5;
+
+function plainValue(node: unknown, depth: number, where: string, walk: PlainWalk): unknown {
+  if (walk.problem !== null) return null;
+  switch (typeof node) {
+    case "string":
+    case "boolean":
+    case "number":
+      return node;
+    case "undefined":
+      return null;
+    case "bigint":
+      note(walk, where, "a big integer", "read as its decimal text");
+      return node.toString();
+    case "object":
+      break;
+    default:
+      walk.problem = `${label(where)} holds a value of kind ${typeof node}, which frontmatter cannot hold`;
+      return null;
   }
+  if (node === null) return null;
+  if (walk.done.has(node)) return walk.done.get(node);
+  if (walk.open.has(node)) {
+    walk.problem = `${label(where)} refers to itself through an alias; frontmatter must be a tree`;
+    return null;
+  }
+  if (depth >= MAX_YAML_DEPTH) {
+    walk.problem = DEPTH_MESSAGE;
+    return null;
+  }
+  walk.open.add(node);
+  const result = plainObject(node, depth, where, walk);
+  walk.open.delete(node);
+  walk.done.set(node, result);
+  return result;
+}
+
+function plainObject(node: object, depth: number, where: string, walk: PlainWalk): unknown {
+  const proto = Object.getPrototypeOf(node) as unknown;
+  if (Array.isArray(node) && proto === Array.prototype) {
+    // Converted in place: the parser's output is this module's to change, and most of it is already plain.
+    for (let i = 0; i < node.length; i++) {
+      const item = node[i] as unknown;
+      const converted = plainValue(item, depth + 1, `${where}[${i}]`, walk);
+      if (converted !== item) node[i] = converted;
+    }
+    return node;
+  }
+  if (proto === Object.prototype || proto === null) {
+    const record = node as Record<string, unknown>;
+    const keys = Object.keys(record);
+    for (let i = 0; i < keys.length; i++) {
+      const item = record[keys[i]!];
+      const converted = plainValue(item, depth + 1, child(where, keys[i]!), walk);
+      if (converted !== item) setOwnProperty(record, keys[i]!, converted);
+    }
+    return node;
+  }
+  if (ArrayBuffer.isView(node)) {
+    note(walk, where, "a !!binary value", "read as its base64 text");
+    return Buffer.from(node.buffer, node.byteOffset, node.byteLength).toString("base64");
+  }
+  if (node instanceof Date) {
+    note(walk, where, "a !!timestamp value", "read as its ISO 8601 text");
+    const time = node.getTime();
+    if (Number.isNaN(time)) return String(node);
+    const iso = node.toISOString();
+    // A date without a time of day is written back as the date alone.
+    return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso;
+  }
+  if (node instanceof Map) {
+    note(walk, where, "an ordered map (!!omap)", "read as a plain mapping");
+    const record: Record<string, unknown> = {};
+    for (const [key, item] of node) {
+      const text = scalarKeyText(key);
+      if (text === null) {
+        walk.problem = `${label(where)} has a key that is not a scalar; frontmatter keys must be text`;
+        return null;
+      }
+      if (Object.hasOwn(record, text)) {
+        walk.problem = `${label(where)} has the key ${JSON.stringify(text)} twice`;
+        return null;
+      }
+      setOwnProperty(record, text, plainValue(item, depth + 1, child(where, text), walk));
+    }
+    return record;
+  }
+  if (node instanceof Set) {
+    note(walk, where, "a !!set", "read as a list of its members");
+    const list: unknown[] = [];
+    let i = 0;
+    for (const item of node) list.push(plainValue(item, depth + 1, `${where}[${i++}]`, walk));
+    return list;
+  }
+  walk.problem = `${label(where)} holds a value of an unsupported kind (${Object.prototype.toString.call(node).slice(8, -1)})`;
   return null;
+}
+
+function scalarKeyText(key: unknown): string | null {
+  if (typeof key === "string") return key;
+  if (key === null || key === undefined) return "";
+  if (typeof key === "number" || typeof key === "boolean" || typeof key === "bigint") return String(key);
+  return null;
+}
+
+function note(walk: PlainWalk, where: string, what: string, how: string): void {
+  if (walk.notes.length < MAX_CONVERSION_NOTES) walk.notes.push(`${label(where)} is ${what}; ${how}`);
+  else if (walk.notes.length === MAX_CONVERSION_NOTES) walk.notes.push("further typed values were read the same way");
+}
+
+function child(where: string, key: string): string {
+  return where === "" ? key : `${where}.${key}`;
+}
+
+function label(where: string): string {
+  return where === "" ? "The frontmatter" : `Frontmatter key ${where}`;
 }
