@@ -254,6 +254,12 @@ function openSession(
   const inFlight = new Set<string>();
 
   const scoped = (): ScopedRegistry => selectSkills(host.resolveRegistry(settings.scope), settings.selection);
+  /** What a skill declares now, model-hidden ones included (a prompt can activate those). */
+  const declaredEnv = (name: string): readonly string[] => {
+    const registry = scoped();
+    const skill = registry.get(name) ?? registry.all().find((candidate) => candidate.name === name);
+    return skill ? envNames(skill.manifest.requirements) : [];
+  };
   const inner = createSkillTool({ resolveRegistry: scoped, refreshSkills: () => host.refresh() });
 
   // The header and the pinned catalog wait in memory until the session records something of its
@@ -402,8 +408,8 @@ function openSession(
       for (const skill of activeInOrder(state)) for (const tool of skill.facts.allowedTools ?? []) tools.add(tool);
       return [...tools];
     },
-    envGrants: () => grantedEnvNames(state),
-    envFor: (keys) => envValuesFor(state, host.env(), keys),
+    envGrants: () => grantedEnvNames(state, declaredEnv),
+    envFor: (keys) => envValuesFor(state, declaredEnv, host.env(), keys),
     carriedState: () => ({ carried: state.carried, reminder: state.reminder, epoch: state.epoch }),
     catalogText() {
       if (state.catalog === null) {
