@@ -10,7 +10,6 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -18,6 +17,7 @@ import type { ScopedRegistry, Scope } from "../access/types.js";
 import { renderCatalog } from "../prompt/catalog.js";
 import type { Session, SessionOptions } from "../session/session.js";
 import * as z from "zod/v4";
+import { ProtocolError } from "./protocol-error.js";
 
 /** The slice of the runtime an MCP server needs: a session per connection, and the tool policy of a scope. */
 export interface McpSessionFactory {
@@ -76,7 +76,7 @@ export function createMcpConnection(runtime: McpSessionFactory, options: McpServ
   // with the `invalid_arguments` envelope (SPEC §4, §7). Here the call reaches the session as sent.
   Protocol.prototype.setRequestHandler.call(server, LENIENT_CALL_TOOL_REQUEST, async (request, extra): Promise<CallToolResult> => {
     if (request.params.name !== session.tool.name) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. This server has one tool, \`skill\`.`);
+      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. This server has one tool, \`skill\`.`);
     }
     const { envelope, text } = await session.invoke(request.params.arguments ?? {}, { toolCallId: String(extra.requestId) });
     return {

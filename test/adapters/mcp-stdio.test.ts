@@ -139,6 +139,15 @@ test("a tool other than `skill` is a protocol error, not a tool result", async (
   await assert.rejects(client.callTool({ name: "shell", arguments: {} }), /Unknown tool: shell/);
 });
 
+test("the unknown-tool error reaches the client with its code said once", async () => {
+  const error = await client.callTool({ name: "shell", arguments: {} }).then(
+    () => assert.fail("the call should be refused"),
+    (e: unknown) => e as { code?: number; message: string },
+  );
+  assert.equal(error.code, -32602);
+  assert.equal(error.message, "MCP error -32602: Unknown tool: shell. This server has one tool, `skill`.");
+});
+
 test("a skill created on disk while the server runs activates on the first call", async () => {
   writeSkill(tree.root, "late-arrival", "name: late-arrival\ndescription: Written after the server started.");
   const call = await callSkill(client, { name: "late-arrival" });
