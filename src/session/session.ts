@@ -16,6 +16,7 @@ import { createSkillTool } from "../tool/skill-tool.js";
 import type { SkillTool, SkillToolContext, SkillToolInvocation } from "../tool/types.js";
 import { activationFromEnvelope } from "./activation.js";
 import { DEFAULT_CARRY_BUDGET_BYTES, planCompaction } from "./compaction.js";
+import { loggableArguments } from "./logged-arguments.js";
 import { fileLog, memoryLog, readSessionLog, resolveLogPath, type SessionLog } from "./log.js";
 import { envValuesFor, grantedEnvNames } from "./grants.js";
 import { gateTool, narrowedSurface, type GateDecision } from "./narrowing.js";
@@ -123,25 +124,6 @@ interface Settings {
 
 function now(): string {
   return new Date().toISOString();
-}
-
-/**
- * Longest argument text a call record keeps whole. Nothing replays arguments (the envelope is
- * the record of what happened), and a caller sending megabytes as a name must not make every
- * call write megabytes to disk; the tool refuses such arguments anyway.
- */
-const MAX_LOGGED_ARGS_CHARS = 8192;
-
-/** Arguments as they can be stored: a value JSON cannot hold is kept as its description; an oversized one as its start. */
-function loggable(args: unknown): unknown {
-  try {
-    const text = JSON.stringify(args);
-    if (text === undefined) return null;
-    if (text.length > MAX_LOGGED_ARGS_CHARS) return { truncated: text.slice(0, MAX_LOGGED_ARGS_CHARS), chars: text.length };
-    return JSON.parse(text) as unknown;
-  } catch {
-    return { unserializable: String(args).slice(0, MAX_LOGGED_ARGS_CHARS) };
-  }
 }
 
 function toolCallIdOf(ctx: SkillToolContext | undefined): string | undefined {
@@ -341,7 +323,7 @@ function openSession(
       time: now(),
       seq: nextSeq,
       toolCallId: options.toolCallId ?? null,
-      args: loggable(args),
+      args: loggableArguments(args),
       envelope: invocation.envelope,
       ...(facts ? { activation: facts } : {}),
     };

@@ -139,6 +139,36 @@ test("a tool other than `skill` is a protocol error, not a tool result", async (
   await assert.rejects(client.callTool({ name: "shell", arguments: {} }), /Unknown tool: shell/);
 });
 
+test("arguments nested 5,000 deep (and 100,000 deep) answer invalid_arguments, and each call is logged", async () => {
+  // Written as raw JSON-RPC: the SDK client's own JSON.stringify cannot send such arguments.
+  const logDir = path.join(tree.cwd, "deep-logs");
+  const { command, args } = serverCommand(["--root", tree.root, "--log-dir", logDir]);
+  const child = spawn(command, args, { cwd: tree.cwd, env: tree.env, stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr!.resume();
+  const send = (text: string): void => void child.stdin!.write(`${text}\n`);
+  send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
+  await eventually(() => stdout.includes('"id":1'), "the initialize response");
+  send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+  const deepArray = (depth: number) => `${"[".repeat(depth)}"x"${"]".repeat(depth)}`;
+  send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"skill","arguments":${deepArray(5_000)}}}`);
+  send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"skill","arguments":{"name":${deepArray(5_000)}}}}`);
+  send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"skill","arguments":{"name":${deepArray(100_000)}}}}`);
+  const responses = () => stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line) as { id?: number; result?: { isError?: boolean; structuredContent?: { error?: { code: string } } } });
+  await eventually(() => [2, 3, 4].every((id) => responses().some((r) => r.id === id)), "the three tools/call responses");
+  for (const id of [2, 3, 4]) {
+    const response = responses().find((r) => r.id === id)!;
+    assert.equal(response.result?.isError, true, JSON.stringify(response).slice(0, 300));
+    assert.equal(response.result?.structuredContent?.error?.code, "invalid_arguments");
+  }
+  child.stdin!.end();
+  await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)));
+  const logs = readLogs(logDir);
+  assert.equal(logs.reduce((sum, log) => sum + log.calls.length, 0), 3);
+  assert.equal(logs[0]!.problems, 0);
+});
+
 test("the unknown-tool error reaches the client with its code said once", async () => {
   const error = await client.callTool({ name: "shell", arguments: {} }).then(
     () => assert.fail("the call should be refused"),

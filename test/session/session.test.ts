@@ -397,4 +397,33 @@ describe("session tool", () => {
     session.close();
     await assert.rejects(session.call({}), /closed/);
   });
+
+  it("answers arguments nested 5,000 deep and deeper with invalid_arguments, and logs the call", async () => {
+    const { runtime, cwd } = await runtimeOver({ alpha: {} });
+    const logFile = path.join(cwd, "deep.jsonl");
+    const session = runtime.session({ log: logFile });
+    const nested = (depth: number, make: (inner: unknown) => unknown): unknown => {
+      let value: unknown = "x";
+      for (let i = 0; i < depth; i++) value = make(value);
+      return value;
+    };
+    const cases: unknown[] = [];
+    for (const depth of [5_000, 100_000]) {
+      cases.push(nested(depth, (inner) => [inner]), { name: nested(depth, (inner) => ({ a: inner })) }, { name: "alpha", extra: nested(depth, (inner) => [inner]) });
+    }
+    // Only the bounded copy reaches the log, and it is still what was sent, within the bound.
+    cases.push({ name: nested(31, (inner) => [inner]) });
+    for (const args of cases) {
+      const envelope = await session.call(args);
+      assert.equal(envelope.ok ? undefined : envelope.error.code, "invalid_arguments");
+    }
+    const calls = session.history().filter((record) => record.type === "call");
+    assert.equal(calls.length, cases.length);
+    assert.deepEqual(calls[0]!.type === "call" && calls[0]!.args, { unserializable: "arguments nested deeper than 32 levels" });
+    assert.deepEqual(calls.at(-1)!.type === "call" && calls.at(-1)!.args, cases.at(-1));
+    session.close();
+    const logged = fs.readFileSync(logFile, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string });
+    assert.equal(logged.filter((record) => record.type === "call").length, cases.length);
+    assert.deepEqual(session.diagnostics(), []);
+  });
 });
