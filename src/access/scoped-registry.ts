@@ -89,14 +89,15 @@ export function buildScopedRegistry(
     }
     return evaluator;
   };
-  // What the model is offered depends on requirement answers, so it is kept only as long as they are.
-  let infos: SkillInfo[] | null = null;
+  // What the model is offered depends on requirement answers, so it is kept only as long as
+  // they are. Frozen, items and all: callers share it, and the catalog cache keys on it.
+  let infos: readonly SkillInfo[] | null = null;
   let infosIn = 0;
-  const usable = (): SkillInfo[] => {
+  const offered = (): readonly SkillInfo[] => {
     const generation = probe.generation();
     if (!infos || generation !== infosIn) {
       const now = evaluatorNow();
-      infos = invocable.filter((skill) => canRun(skill, now)).map(toInfo);
+      infos = Object.freeze(invocable.filter((skill) => canRun(skill, now)).map((skill) => Object.freeze(toInfo(skill))));
       infosIn = generation;
     }
     return infos;
@@ -104,7 +105,8 @@ export function buildScopedRegistry(
   return Object.freeze({
     toolAvailable: isToolEffective(SKILL_TOOL, scopePolicies),
     version: snapshot.version,
-    list: () => usable().map((info) => ({ ...info })),
+    list: () => offered().map((info) => ({ ...info })),
+    offered,
     get: (name: string) => {
       const skill = byName.get(name);
       return skill && !skill.manifest.disableModelInvocation ? skill : undefined;

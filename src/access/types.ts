@@ -54,6 +54,13 @@ export interface ScopedRegistry {
    * §5.5): `get` still finds those, so activating one answers `skill_unavailable`.
    */
   list(): SkillInfo[];
+  /**
+   * The same skills as `list()`, as one shared frozen array that is replaced whenever what it
+   * holds may change (a new snapshot, new requirement answers): text derived from it, such as the
+   * catalog, can be kept for as long as it is the same array. Optional, for registries a host
+   * builds itself; without it nothing derived is shared.
+   */
+  offered?(): readonly SkillInfo[];
   /** The allowed, model-invocable skill of that name. */
   get(name: string): RegisteredSkill | undefined;
   /** Every allowed skill including model-hidden ones: for people (`show`, `doctor`), never for the tool. */

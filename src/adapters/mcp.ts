@@ -14,7 +14,6 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ScopedRegistry, Scope } from "../access/types.js";
-import { renderCatalog } from "../prompt/catalog.js";
 import type { Session, SessionOptions } from "../session/session.js";
 import * as z from "zod/v4";
 import { ProtocolError } from "./protocol-error.js";
@@ -121,7 +120,7 @@ export function createMcpConnection(runtime: McpSessionFactory, options: McpServ
  */
 function toolsOf(runtime: McpSessionFactory, session: Session, options: McpServerOptions): Tool[] {
   if (!runtime.registry(scopeOf(options.session)).toolAvailable) return [];
-  const catalog = renderCatalog(session.available(), options.session.catalog ?? {});
+  const catalog = session.currentCatalogText();
   return [
     {
       name: session.tool.name,

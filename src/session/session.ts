@@ -10,6 +10,7 @@ import type { Diagnostic } from "../package/diagnostic.js";
 import { normalizeName } from "../package/naming.js";
 import { envNames } from "../package/requirements.js";
 import { renderCatalog, type CatalogFormat } from "../prompt/catalog.js";
+import { sharedCatalog } from "../prompt/catalog-cache.js";
 import type { RegisteredSkill } from "../registry/types.js";
 import type { Envelope } from "../tool/envelope.js";
 import { createSkillTool } from "../tool/skill-tool.js";
@@ -104,7 +105,13 @@ export interface Session {
   envGrants(): string[];
   envFor(keys: readonly string[]): Record<string, string>;
   carriedState(): CarriedState;
+  /** The catalog pinned for this prompt epoch (SPEC §5.5): built on first ask, rebuilt after a committed compaction or `clear()`. */
   catalogText(): string;
+  /**
+   * The catalog of the live registry now, not pinned: what a refreshed tool description shows
+   * (the MCP server's `tools/list`). The same text `catalogText()` pins when asked now.
+   */
+  currentCatalogText(): string;
   history(): readonly SessionRecord[];
   stats(): SkillStats[];
   /** Log read and write problems; none of them cost session state. */
@@ -242,6 +249,14 @@ function openSession(
     const skill = registry.get(name) ?? registry.all().find((candidate) => candidate.name === name);
     return skill ? envNames(skill.manifest.requirements) : [];
   };
+
+  /** Rendered once per registry list and options, and shared with every session that sees the same list. */
+  function currentCatalog(): string {
+    const registry = scoped();
+    if (!registry.toolAvailable) return "";
+    const offered = registry.offered?.();
+    return offered ? sharedCatalog(offered, settings.catalog) : renderCatalog(registry.list(), settings.catalog);
+  }
   const inner = createSkillTool({ resolveRegistry: scoped, refreshSkills: () => host.refresh() });
 
   // The header and the pinned catalog wait in memory until the session records something of its
@@ -394,13 +409,10 @@ function openSession(
     envFor: (keys) => envValuesFor(state, declaredEnv, host.env(), keys),
     carriedState: () => ({ carried: state.carried, reminder: state.reminder, epoch: state.epoch }),
     catalogText() {
-      if (state.catalog === null) {
-        const registry = scoped();
-        const text = registry.toolAvailable ? renderCatalog(registry.list(), settings.catalog) : "";
-        append({ type: "catalog", time: now(), text });
-      }
+      if (state.catalog === null) append({ type: "catalog", time: now(), text: currentCatalog() });
       return state.catalog ?? "";
     },
+    currentCatalogText: currentCatalog,
     history: () => [...records],
     stats: () => statsFromRecords(records),
     diagnostics: () => [...diagnostics],

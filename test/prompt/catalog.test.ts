@@ -4,6 +4,7 @@ import fc from "fast-check";
 import type { SkillInfo } from "../../src/access/types.js";
 import { MIN_DESCRIPTION_CHARS, renderCatalog } from "../../src/prompt/catalog.js";
 import type { Origin } from "../../src/registry/types.js";
+import { renderCatalogByWholeRenders } from "./catalog-reference.js";
 
 const LABELS: Record<Origin, string> = {
   agent: "Agent skills",
@@ -168,6 +169,36 @@ describe("renderCatalog budgets", () => {
         assert.equal(shown + Number(note?.[1] ?? 0), infos.length);
       }),
       { numRuns: 150 },
+    );
+  });
+
+  it("fits a budget by arithmetic to exactly the catalog that rendering and measuring every cut chose", () => {
+    // The renderer no longer renders trial cuts; this pins it to the one that did, byte for byte,
+    // on text that escaping lengthens, characters outside the BMP, white space a cut may end on,
+    // several groups, and budgets from nothing to more than enough.
+    const origin = fc.constantFrom<Origin>("agent", "project", "global", "bundled");
+    const piece = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.constantFrom("&", "<", ">", '"', "'", "\\", "`", "*", "_", "[", "]", "#", "|", " ", "  ", "\u00a0", "\t", "\n", "\u{1F600}", "\u{10000}x", "\u200b", "…", "a & b"),
+      fc.string({ maxLength: 20, unit: "grapheme" }),
+    );
+    const words = fc.array(fc.stringMatching(/^[a-z]{1,9}$/), { minLength: 1, maxLength: 40 }).map((parts) => parts.join(" "));
+    const description = fc.oneof(words, fc.array(piece, { minLength: 1, maxLength: 12 }).map((parts) => parts.join("")));
+    const skills = fc.uniqueArray(
+      fc.record({ name: fc.stringMatching(/^[a-z][a-z0-9&<_*-]{0,12}$/), description, origin, label: fc.constantFrom("", "A & B", "Global skills", "Ünï <x>") }),
+      { selector: (entry) => entry.name, minLength: 1, maxLength: 30 },
+    );
+    fc.assert(
+      fc.property(skills, fc.nat({ max: 3000 }), fc.constantFrom("xml" as const, "markdown" as const), (entries, slack, format) => {
+        const infos = entries.map((entry) => ({ ...skill(entry.name, entry.origin, entry.description), label: entry.label }));
+        const full = length(renderCatalogByWholeRenders(infos, { format }));
+        for (const budget of [slack, Math.max(0, full - slack), full, full - 1, Math.floor(full / 2)]) {
+          if (budget < 0) continue;
+          assert.equal(renderCatalog(infos, { format, budgetChars: budget }), renderCatalogByWholeRenders(infos, { format, budgetChars: budget }), `budget ${budget}`);
+        }
+        assert.equal(renderCatalog(infos, { format }), renderCatalogByWholeRenders(infos, { format }));
+      }),
+      { numRuns: 250 },
     );
   });
 });
