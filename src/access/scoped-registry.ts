@@ -91,13 +91,19 @@ export function buildScopedRegistry(
   };
   // What the model is offered depends on requirement answers, so it is kept only as long as
   // they are. Frozen, items and all: callers share it, and the catalog cache keys on it.
+  // New answers that offer the same skills keep the same list, so what was derived from it stays.
   let infos: readonly SkillInfo[] | null = null;
+  let offeredSkills: RegisteredSkill[] = [];
   let infosIn = 0;
   const offered = (): readonly SkillInfo[] => {
     const generation = probe.generation();
     if (!infos || generation !== infosIn) {
       const now = evaluatorNow();
-      infos = Object.freeze(invocable.filter((skill) => canRun(skill, now)).map((skill) => Object.freeze(toInfo(skill))));
+      const skills = invocable.filter((skill) => canRun(skill, now));
+      if (!infos || !sameSkills(skills, offeredSkills)) {
+        infos = Object.freeze(skills.map((skill) => Object.freeze(toInfo(skill))));
+        offeredSkills = skills;
+      }
       infosIn = generation;
     }
     return infos;
@@ -166,6 +172,12 @@ function snapshotIdentity(currentSnapshot: () => RegistrySnapshot): () => number
 function canRun(skill: RegisteredSkill, evaluator: RequirementEvaluator): boolean {
   if (skill.manifest.requirements === null && skill.manifest.requirementsError === null) return true;
   return evaluator.availability(skill).status === "available";
+}
+
+function sameSkills(a: readonly RegisteredSkill[], b: readonly RegisteredSkill[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function toInfo(skill: RegisteredSkill): SkillInfo {

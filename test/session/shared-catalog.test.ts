@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, it } from "node:test";
+import { realTempDir } from "../support/tmp.js";
 import { runtimeOver } from "./host.js";
 
 function addSkill(root: string, name: string): void {
@@ -20,7 +21,7 @@ describe("shared catalog", () => {
     assert.deepEqual(runtime.registry().list(), first.map((info) => ({ ...info })));
 
     await runtime.refresh();
-    assert.equal(runtime.registry().offered!(), first, "an unchanged tree keeps the snapshot and its list");
+    assert.equal(runtime.registry().offered!(), first, "an unchanged tree, with the same skills usable, keeps the list");
 
     addSkill(root, "beta");
     await runtime.refresh();
@@ -79,5 +80,20 @@ describe("shared catalog", () => {
     await runtime.refresh();
     assert.doesNotMatch(narrowed.currentCatalogText(), /gamma|alpha/, "a refresh does not widen a selection");
     assert.match(narrowed.currentCatalogText(), /<name>beta<\/name>/);
+  });
+
+  it("renews the shared catalog when a refresh changes which skills are usable, though the tree is unchanged", async () => {
+    const bin = realTempDir("skillport-bin");
+    const { runtime } = await runtimeOver({ alpha: {}, "needs-tool": { frontmatter: "metadata:\n  requirements:\n    binary: some-tool" } }, { env: { PATH: bin } });
+    const session = runtime.session({ log: false });
+    assert.doesNotMatch(session.currentCatalogText(), /needs-tool/, "unusable skills are not offered");
+    fs.writeFileSync(path.join(bin, "some-tool"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    const outcome = await runtime.refresh();
+    assert.ok(outcome.ok && !outcome.changed);
+    assert.match(session.currentCatalogText(), /<name>needs-tool<\/name>/);
+    assert.match(runtime.session({ log: false }).catalogText(), /<name>needs-tool<\/name>/);
+    fs.rmSync(path.join(bin, "some-tool"));
+    await runtime.refresh();
+    assert.doesNotMatch(session.currentCatalogText(), /needs-tool/);
   });
 });
