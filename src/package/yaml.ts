@@ -189,52 +189,206 @@ const NOT_DOT = /[\r\u2028\u2029]/;
 const NON_STRING = /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[-+]?[0-9.][\s\S]*)$/;
 const BLOCK_HEADER = /^([|>])(-?)$/;
 
+/** Nesting the fast tier reads itself; deeper documents go to the full parser. */
+const FAST_DEPTH = 6;
+
 /**
- * The fast tier: top-level `key: scalar` lines, simple block scalars (`|`, `|-`, `>`, `>-` with
- * uniformly indented lines and no blank line inside), and one level of `key:` followed by
- * indented `key: scalar` lines (the usual `metadata:` map). Returns null — "not mine, ask a real
+ * The fast tier: block mappings (any nesting up to FAST_DEPTH) whose values are one-line plain or
+ * quoted scalars, plain scalars folded over more-indented lines, block scalars (`|`, `|-`, `>`,
+ * `>-`, blank lines inside, no more-indented lines), block lists of such scalars, and one-line
+ * flow lists (`[a, "b"]`) — what real frontmatter writes. Returns null — "not mine, ask a real
  * parser" — for anything else, so it never has to know YAML's harder corners.
  */
 export function parseFlat(text: string): Record<string, unknown> | null {
   // A `\r` ending the text is no CRLF: YAML keeps it in the value, which this tier does not.
   if (text.charCodeAt(text.length - 1) === 13) return null;
+  const out = readMapping(text, 0, 0, 0);
+  // Stopped early: a line indented less than nothing cannot be, so something was not read.
+  if (out === null || readTo < text.length) return null;
+  // An empty document is null in YAML, not an empty mapping; let a real parser say so.
+  return hasKeys(out) ? out : null;
+}
+
+function hasKeys(value: Record<string, unknown>): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return true;
+  return false;
+}
+
+/**
+ * The entries of a block mapping whose keys sit at column `indent`, from `pos` to the first line
+ * indented less. The top level (`indent` 0) skips blank and `#` comment lines; nested levels
+ * skip empty and space-only lines and hand anything else odd down. Sets `readTo`.
+ */
+function readMapping(text: string, pos: number, indent: number, depth: number): Record<string, unknown> | null {
+  if (depth > FAST_DEPTH) return null;
   const out: Record<string, unknown> = {};
-  let keys = 0;
-  let pos = 0;
   while (pos < text.length) {
     const end = lineEnd(text, pos);
-    if (isBlankRange(text, pos, end) || text.charCodeAt(pos) === 35) {
+    if (indent === 0 ? isBlankRange(text, pos, end) || text.charCodeAt(pos) === 35 : isSpacesRange(text, pos, end)) {
       pos = end + 1;
       continue;
     }
-    if (!readKeyLine(text, pos, end)) return null;
+    if (indent > 0) {
+      const n = indentAt(text, pos);
+      if (n < indent) break;
+      if (n > indent) return null;
+    }
+    if (!readKeyLine(text, pos + indent, end)) return null;
     const key = lineKey;
     const raw = lineValue;
     if (Object.hasOwn(out, key) || key === "__proto__" || isNonStringKey(key)) return null;
-    keys++;
     pos = end + 1;
-    if (raw === "") {
-      const nested = readNestedMapping(text, pos);
-      if (!nested) return null;
-      out[key] = nested;
-      pos = readTo;
-      continue;
-    }
-    // A header is one or two characters; most values are long text that need not be matched.
-    const header = raw.length <= 2 ? BLOCK_HEADER.exec(raw) : null;
-    if (header) {
-      const block = readBlockScalar(text, pos, header[1] === "|", header[2] === "-");
-      if (block === null) return null;
-      out[key] = block;
-      pos = readTo;
-      continue;
-    }
-    const value = flatScalar(raw);
+    const value = raw === "" ? readNested(text, pos, indent, depth) : readValue(text, pos, raw, indent);
     if (value === null) return null;
     out[key] = value;
+    pos = readTo;
   }
-  // An empty document is null in YAML, not an empty mapping; let a real parser say so.
-  return keys > 0 ? out : null;
+  readTo = pos;
+  return out;
+}
+
+/** The value of `key:` with nothing after it: a block list or a more-indented mapping. Sets `readTo`. */
+function readNested(text: string, pos: number, indent: number, depth: number): unknown[] | Record<string, unknown> | null {
+  if (pos >= text.length) return null;
+  const end = lineEnd(text, pos);
+  const n = indentAt(text, pos);
+  const c = text.charCodeAt(pos + n);
+  // A list may sit at its key's own column; a mapping must be indented further.
+  if (c === 45 && n >= indent) return readBlockList(text, pos, n);
+  if (n <= indent || pos + n >= end) return null;
+  return readMapping(text, pos, n, depth + 1);
+}
+
+/**
+ * `- scalar` lines at column `indent`: one-line plain or quoted scalars only, empty and
+ * space-only lines between them allowed. Sets `readTo`.
+ */
+function readBlockList(text: string, pos: number, indent: number): string[] | null {
+  const items: string[] = [];
+  while (pos < text.length) {
+    const end = lineEnd(text, pos);
+    if (isSpacesRange(text, pos, end)) {
+      pos = end + 1;
+      continue;
+    }
+    const n = indentAt(text, pos);
+    if (n < indent || (n === indent && text.charCodeAt(pos + n) !== 45)) break;
+    if (n > indent || text.charCodeAt(pos + n + 1) !== 32) return null;
+    let from = pos + n + 2;
+    while (text.charCodeAt(from) === 32) from++;
+    const raw = trimmedLine(text, from, end);
+    // `- ` with nothing after it is a null item.
+    const item = raw === "" ? null : flatScalar(raw);
+    if (item === null) return null;
+    items.push(item);
+    pos = end + 1;
+  }
+  if (items.length === 0) return null;
+  readTo = pos;
+  return items;
+}
+
+/** [`from`, `end`) without the line-end `\r` and trailing blanks. */
+function trimmedLine(text: string, from: number, end: number): string {
+  if (text.charCodeAt(end - 1) === 13) end--;
+  while (end > from && text.charCodeAt(end - 1) === 32) end--;
+  return text.slice(from, end);
+}
+
+/**
+ * The value written after `key: ` on a line of a mapping at column `indent`: a block scalar, a
+ * one-line flow list, or a scalar, plain ones folded over the more-indented lines after them.
+ * Sets `readTo`.
+ */
+function readValue(text: string, pos: number, raw: string, indent: number): string | string[] | null {
+  // A header is one or two characters; most values are long text that need not be matched.
+  const header = raw.length <= 2 ? BLOCK_HEADER.exec(raw) : null;
+  if (header) return readBlockScalar(text, pos, indent, header[1] === "|", header[2] === "-");
+  readTo = pos;
+  if (raw.charCodeAt(0) === 91) return readFlowList(raw);
+  const value = flatScalar(raw);
+  if (value === null || pos >= text.length || indentAt(text, pos) <= indent) return value;
+  // A plain scalar goes on over more-indented lines, folded with single spaces.
+  const first = raw.charCodeAt(0);
+  if (first === 34 || first === 39) return null;
+  let folded = value;
+  while (pos < text.length) {
+    const end = lineEnd(text, pos);
+    const n = indentAt(text, pos);
+    if (n <= indent || pos + n >= end) break;
+    const line = trimmedLine(text, pos + n, end);
+    if (line === "" || !PLAIN_TEXT.test(line)) return null;
+    folded += ` ${line}`;
+    pos = end + 1;
+  }
+  // A blank line inside would fold to a line break, and one before a more-indented line may not end it.
+  if (pos < text.length && isBlankRange(text, pos, lineEnd(text, pos))) return null;
+  if (NON_STRING.test(folded)) return null;
+  readTo = pos;
+  return folded;
+}
+
+/** A one-line flow list of plain or quoted scalars, `[]` included; null for anything else. */
+function readFlowList(raw: string): string[] | null {
+  const items: string[] = [];
+  let i = 1;
+  const skipBlanks = () => {
+    while (raw.charCodeAt(i) === 32) i++;
+  };
+  skipBlanks();
+  if (raw.charCodeAt(i) === 93) return i === raw.length - 1 ? items : null;
+  for (;;) {
+    const c = raw.charCodeAt(i);
+    let itemEnd: number;
+    if (c === 34 || c === 39) {
+      itemEnd = quotedEnd(raw, i, c);
+      if (itemEnd === -1) return null;
+    } else {
+      itemEnd = i;
+      while (itemEnd < raw.length && !FLOW_STOP.test(raw[itemEnd]!)) itemEnd++;
+      while (itemEnd > i && raw.charCodeAt(itemEnd - 1) === 32) itemEnd--;
+    }
+    const item = flatScalar(raw.slice(i, itemEnd));
+    if (item === null || item === "" || FLOW_INDICATOR.test(item)) return null;
+    items.push(item);
+    i = itemEnd;
+    skipBlanks();
+    const next = raw.charCodeAt(i);
+    if (next === 93) return i === raw.length - 1 ? items : null;
+    if (next !== 44) return null;
+    i++;
+    skipBlanks();
+  }
+}
+
+/** Where the quoted scalar opening at `i` ends (after its closing quote); -1 when it does not. */
+function quotedEnd(raw: string, i: number, quote: number): number {
+  for (let j = i + 1; j < raw.length; j++) {
+    const c = raw.charCodeAt(j);
+    if (quote === 34 && c === 92) j++;
+    else if (c === quote) {
+      if (quote === 39 && raw.charCodeAt(j + 1) === 39) j++;
+      else return j + 1;
+    }
+  }
+  return -1;
+}
+
+const FLOW_STOP = /[,\]]/;
+/** A plain scalar inside a flow collection ends at these; one holding them is left to a real parser. */
+const FLOW_INDICATOR = /[[\]{},]/;
+
+/**
+ * Whether [`from`, `end`) is empty or only spaces (and a line-end `\r`): the blank lines the
+ * nested levels accept. A tab there may be indentation YAML refuses; a real parser decides.
+ */
+function isSpacesRange(text: string, from: number, end: number): boolean {
+  for (let i = from; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || (c === 13 && i === end - 1)) continue;
+    return false;
+  }
+  return true;
 }
 
 /**
@@ -260,85 +414,46 @@ function indentAt(text: string, pos: number): number {
 }
 
 /**
- * The lines of a block scalar from `pos` up to the next line indented less than the block,
- * blank tails allowed, each without its indentation; null for anything this tier leaves to a
- * real parser. `foldable`: refuse lines with trailing blanks, which folding treats specially.
- * Sets `readTo`.
+ * A `|` or `>` block scalar of a key at column `parentIndent`, from `pos`: uniformly indented
+ * lines, with empty lines inside (kept as line breaks) and after; `strip` for the `-` chomping
+ * indicator. Null for what this tier leaves to a real parser: space-only lines (they may be
+ * content), more-indented lines (folding keeps them apart), tabs, and, when folding, trailing
+ * blanks. Sets `readTo`.
  */
-function blockLines(text: string, pos: number, foldable: boolean): string[] | null {
-  const body: string[] = [];
+function readBlockScalar(text: string, pos: number, parentIndent: number, literal: boolean, strip: boolean): string | null {
+  let value = "";
   let indent = -1;
+  let lines = 0;
+  let breaks = 0;
   while (pos < text.length) {
     const rawEnd = lineEnd(text, pos);
     const end = rawEnd > pos && text.charCodeAt(rawEnd - 1) === 13 ? rawEnd - 1 : rawEnd;
     if (isBlankRange(text, pos, end)) {
-      // Spaces on a blank line can be content of a literal block; leave such lines to a real parser.
-      if (end > pos) return null;
-      // A blank line inside the block changes folding; one that only precedes the end does not.
-      // So after empty lines (`\r\n` ones too) the block must plainly be over: the text ends,
-      // or the next line starts at column 0 with neither a blank nor a tab. An indented or
-      // whitespace-only line there may still belong to the block; a real parser decides.
-      let next = rawEnd + 1;
-      for (;;) {
-        if (text.charCodeAt(next) === 10) next += 1;
-        else if (text.charCodeAt(next) === 13 && text.charCodeAt(next + 1) === 10) next += 2;
-        else break;
-      }
-      const first = text.charCodeAt(next);
-      if (next < text.length && (first === 32 || first === 9 || first === 13)) return null;
-      pos = next;
-      break;
+      if (end > pos || indent === -1) return null;
+      breaks++;
+      pos = rawEnd + 1;
+      continue;
     }
     const n = indentAt(text, pos);
     if (indent === -1) {
-      if (n === 0) return null;
+      if (n <= parentIndent) return null;
       indent = n;
     }
     if (n < indent) break;
     if (n > indent) return null;
     const tab = text.indexOf("\t", pos + n);
     if (tab !== -1 && tab < end) return null;
-    if (foldable && text.charCodeAt(end - 1) === 32) return null;
-    body.push(text.slice(pos + n, end));
+    if (!literal && text.charCodeAt(end - 1) === 32) return null;
+    const line = text.slice(pos + n, end);
+    if (lines === 0) value = line;
+    else value += (literal ? "\n".repeat(breaks + 1) : breaks === 0 ? " " : "\n".repeat(breaks)) + line;
+    lines++;
+    breaks = 0;
     pos = rawEnd + 1;
-  }
-  if (body.length === 0) return null;
-  readTo = pos;
-  return body;
-}
-
-/** A `|` or `>` block scalar's value, `strip` for the `-` chomping indicator. Sets `readTo`. */
-function readBlockScalar(text: string, pos: number, literal: boolean, strip: boolean): string | null {
-  const body = blockLines(text, pos, !literal);
-  if (!body) return null;
-  const value = body.join(literal ? "\n" : " ");
-  return strip ? value : `${value}\n`;
-}
-
-/** One level of indented `key: scalar` lines from `pos`. Sets `readTo`. */
-function readNestedMapping(text: string, pos: number): Record<string, string> | null {
-  const value: Record<string, string> = {};
-  let indent = -1;
-  while (pos < text.length) {
-    const end = lineEnd(text, pos);
-    // A blank line ends the map; indented lines after it make the caller hand the text down.
-    if (isBlankRange(text, pos, end)) break;
-    const n = indentAt(text, pos);
-    if (n === 0) break;
-    if (!readKeyLine(text, pos + n, end)) return null;
-    if (indent === -1) indent = n;
-    if (n !== indent) return null;
-    const key = lineKey;
-    const raw = lineValue;
-    if (raw === "" || Object.hasOwn(value, key) || key === "__proto__" || isNonStringKey(key)) return null;
-    const scalar = flatScalar(raw);
-    if (scalar === null) return null;
-    value[key] = scalar;
-    pos = end + 1;
   }
   if (indent === -1) return null;
   readTo = pos;
-  return value;
+  return strip ? value : `${value}\n`;
 }
 
 const ESCAPES: Readonly<Record<string, string>> = {

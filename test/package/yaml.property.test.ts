@@ -171,3 +171,91 @@ test("documents the fast tier once read differently from yaml are now read as ya
     if (fast !== null) assert.deepEqual(JSON.parse(JSON.stringify(fast)), JSON.parse(JSON.stringify(doc.toJS())), `fast tier: ${JSON.stringify(text)}`);
   }
 });
+
+// The shapes real frontmatter writes (PERFORMANCE.md, "What real skills look like"): nested
+// mappings, block and flow lists, quoted scalars, block scalars with blank lines inside, plain
+// scalars folded over several lines. The fast tier must read each of them as `yaml` does, and
+// most of them itself.
+const word = fc.stringMatching(/^[A-Za-z][A-Za-z0-9_.\/-]{0,12}$/);
+const oddText = fc.stringMatching(/^[ -~\u00e9\u2014]{0,30}$/);
+const realScalar = fc.oneof(
+  word,
+  fc.array(word, { minLength: 1, maxLength: 6 }).map((w) => w.join(" ")),
+  oddText.map((s) => JSON.stringify(s)),
+  oddText.map((s) => `'${s.replace(/'/g, "''")}'`),
+  fc.constantFrom("1.0", "true", "null", "~", "2026-01-01", "a: b", "x # y", "-x", "- x", "[a]", "{a: b}", "'a' b", "\"a\" b", "*ref", "&a x", "!tag x", "a,b", "a]", "#c"),
+);
+const flowItem = fc.oneof(word, oddText.map((s) => JSON.stringify(s)), oddText.map((s) => `'${s.replace(/'/g, "''")}'`), fc.constantFrom("", " ", "a b", "1", "a: b", "{a: b}", "[x]", "\"x\" y"));
+const flowList = fc
+  .tuple(fc.array(flowItem, { maxLength: 5 }), fc.constantFrom(", ", ",", " , ", ",  "), fc.constantFrom("", " ", "  "), fc.constantFrom("", "", ",", " # c", " x"))
+  .map(([items, sep, pad, tail]) => `[${pad}${items.join(sep)}${pad}${tail === "," ? "," : ""}]${tail === "," ? "" : tail}`);
+const lineEnding = fc.constantFrom("\n", "\n", "\n", "\r\n");
+type Node = { kind: "scalar" | "flow"; text: string } | { kind: "list"; items: string[]; compact: boolean } | { kind: "map"; entries: Array<[string, Node]> } | { kind: "block"; header: string; lines: string[] } | { kind: "folded"; lines: string[] };
+const blockBodyLine = fc.oneof(fc.stringMatching(/^[ -~]{1,30}$/), fc.constantFrom("", "", "  indented", "x  ", "# not a comment", "- not a list"));
+const leaf: fc.Arbitrary<Node> = fc.oneof(
+  { weight: 5, arbitrary: realScalar.map((text): Node => ({ kind: "scalar", text })) },
+  { weight: 2, arbitrary: flowList.map((text): Node => ({ kind: "flow", text })) },
+  { weight: 2, arbitrary: fc.tuple(fc.array(realScalar, { minLength: 1, maxLength: 4 }), fc.boolean()).map(([items, compact]): Node => ({ kind: "list", items, compact })) },
+  { weight: 1, arbitrary: fc.tuple(fc.constantFrom("|", ">", "|-", ">-", "|+", ">2"), fc.array(blockBodyLine, { minLength: 1, maxLength: 5 })).map(([header, lines]): Node => ({ kind: "block", header, lines })) },
+  { weight: 1, arbitrary: fc.array(fc.array(word, { minLength: 1, maxLength: 4 }).map((w) => w.join(" ")), { minLength: 2, maxLength: 4 }).map((lines): Node => ({ kind: "folded", lines })) },
+);
+const nodeOf = (depth: number): fc.Arbitrary<Node> =>
+  depth === 0
+    ? leaf
+    : fc.oneof({ weight: 3, arbitrary: leaf }, { weight: 1, arbitrary: fc.array(fc.tuple(key, nodeOf(depth - 1)), { minLength: 1, maxLength: 4 }).map((entries): Node => ({ kind: "map", entries })) });
+
+function renderEntry(k: string, node: Node, indent: string, step: string, blankBetween: boolean): string[] {
+  const inner = indent + step;
+  switch (node.kind) {
+    case "scalar":
+    case "flow":
+      return [`${indent}${k}: ${node.text}`];
+    case "list":
+      return [`${indent}${k}:`, ...node.items.map((item, i) => `${node.compact ? indent : inner}- ${item}${blankBetween && i === 0 ? "\n" : ""}`)];
+    case "map":
+      return [`${indent}${k}:`, ...node.entries.flatMap(([nk, child], i) => [...(blankBetween && i === 1 ? [""] : []), ...renderEntry(nk, child, inner, step, blankBetween)])];
+    case "block":
+      return [`${indent}${k}: ${node.header}`, ...node.lines.map((line) => (line === "" ? "" : inner + line))];
+    case "folded":
+      return [`${indent}${k}: ${node.lines[0]}`, ...node.lines.slice(1).map((line) => `${inner} ${line}`)];
+  }
+}
+
+test("real frontmatter shapes: the fast tier reads what it takes as yaml does, and takes most of them", () => {
+  let compared = 0;
+  let fast = 0;
+  fc.assert(
+    fc.property(
+      fc.uniqueArray(fc.tuple(key, nodeOf(2)), { selector: ([k]) => k, minLength: 1, maxLength: 6 }),
+      fc.constantFrom("  ", "  ", "    ", " "),
+      lineEnding,
+      fc.boolean(),
+      (entries, step, eol, blankBetween) => {
+        const text = `${entries.flatMap(([k, node]) => renderEntry(k, node, "", step, blankBetween)).join("\n").replace(/\n/g, eol)}${eol}`;
+        const doc = parseDocument(text, { version: "1.2", schema: "core", uniqueKeys: true, logLevel: "silent" });
+        const flat = parseFlat(text);
+        if (doc.errors.length > 0 || doc.warnings.length > 0) {
+          assert.equal(flat, null, `fast tier accepted what yaml refuses or warns about: ${JSON.stringify(text)}`);
+          return;
+        }
+        let expected: unknown;
+        try {
+          expected = JSON.parse(JSON.stringify(doc.toJS()));
+        } catch {
+          assert.equal(flat, null, `fast tier accepted an alias to nothing: ${JSON.stringify(text)}`);
+          return;
+        }
+        const ours = parseYaml(text);
+        assert.ok(ours.ok, JSON.stringify(text));
+        assert.deepEqual(JSON.parse(JSON.stringify(ours.value)), expected, JSON.stringify(text));
+        compared++;
+        if (flat === null) return;
+        fast++;
+        assert.deepEqual(JSON.parse(JSON.stringify(flat)), expected, `fast tier: ${JSON.stringify(text)}`);
+      },
+    ),
+    { numRuns: 6000 },
+  );
+  assert.ok(compared >= 2000, `only ${compared} runs compared the parsers`);
+  assert.ok(fast >= compared * 0.3, `only ${fast} of ${compared} valid documents went through the fast tier`);
+});
