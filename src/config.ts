@@ -10,6 +10,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import type * as Zod from "zod";
 import type { AgentPolicy, ProjectPolicy } from "./access/types.js";
+import { AGENT_POLICY_FIELDS, ORIGINS, OWNER_FIELD, PROJECT_POLICY_FIELDS, SOURCE_FIELDS, type FieldKind } from "./option-rules.js";
 import { readRegularFileSync } from "./package/regular-file.js";
 import type { SkillSource } from "./registry/types.js";
 
@@ -43,43 +44,39 @@ export class ConfigError extends Error {
 function buildSchema() {
   const z = createRequire(import.meta.url)("zod") as typeof Zod;
   const names = z.array(z.string().min(1, "must not be empty"));
+  // One zod type per kind of field in `option-rules.ts`, the rules the library's options follow too.
+  const kinds = {
+    text: () => z.string().min(1, "must not be empty"),
+    names: () => names,
+    origin: () => z.enum(ORIGINS),
+    count: () => z.number().int("must be a whole number").min(1),
+    flag: () => z.boolean(),
+  };
+  type Kinds = typeof kinds;
+  const optionalFields = <F extends Readonly<Record<string, FieldKind>>>(fields: F) =>
+    Object.fromEntries(Object.entries<FieldKind>(fields).map(([key, kind]) => [key, kinds[kind]().optional()])) as unknown as {
+      [P in keyof F]: Zod.ZodOptional<ReturnType<Kinds[F[P]]>>;
+    };
 
   const sourceObject = z
     .strictObject({
-      path: z.string().min(1, "must not be empty"),
-      origin: z.enum(["bundled", "global", "project", "agent"]).default("global"),
-      projectId: z.string().min(1).optional(),
-      label: z.string().min(1).optional(),
-      agentId: z.string().min(1).optional(),
-      maxDirectories: z.number().int("must be a whole number").min(1).optional(),
-      followExternalLinks: z.boolean().optional(),
-      linkRoot: z.string().min(1, "must not be empty").optional(),
+      ...optionalFields(SOURCE_FIELDS),
+      path: kinds.text(),
+      // A config file's source is global unless it says otherwise; the library's must say.
+      origin: kinds.origin().default("global"),
     })
     .superRefine((source, ctx) => {
-      if (source.origin === "project" && !source.projectId) {
-        ctx.addIssue({ code: "custom", path: ["projectId"], message: 'required when origin is "project"' });
-      }
-      if (source.origin === "agent" && !source.agentId) {
-        ctx.addIssue({ code: "custom", path: ["agentId"], message: 'required when origin is "agent"' });
+      const owner = OWNER_FIELD[source.origin];
+      if (owner !== undefined && !source[owner]) {
+        ctx.addIssue({ code: "custom", path: [owner], message: `required when origin is "${source.origin}"` });
       }
     });
 
   // A bare string is the common case ("one more directory of skills"), so it is accepted as a global source.
   const sourceEntry = z.preprocess((value) => (typeof value === "string" ? { path: value } : value), sourceObject);
 
-  const agentPolicy = z.strictObject({
-    allowedSkills: names.optional(),
-    excludedSkills: names.optional(),
-    allowedTools: names.optional(),
-    deniedTools: names.optional(),
-  });
-
-  const projectPolicy = z.strictObject({
-    label: z.string().min(1).optional(),
-    disabledSkills: names.optional(),
-    sharedSkills: names.optional(),
-    toolWhitelist: names.optional(),
-  });
+  const agentPolicy = z.strictObject(optionalFields(AGENT_POLICY_FIELDS));
+  const projectPolicy = z.strictObject(optionalFields(PROJECT_POLICY_FIELDS));
 
   return z.strictObject({
     $schema: z.string().optional(),

@@ -5,7 +5,9 @@
 import * as os from "node:os";
 import * as path from "node:path";
 import { createScopeResolver, type ScopedRegistryView } from "./access/scoped-registry.js";
+import { unknownSkillNameWarnings } from "./access/policy-names.js";
 import type { AgentPolicy, ProjectPolicy, Scope } from "./access/types.js";
+import { checkRuntimeOptions } from "./option-rules.js";
 import type { Diagnostic } from "./package/diagnostic.js";
 import { createRegistry, type RefreshOutcome, type RegistryStats } from "./registry/registry.js";
 import { defaultSources } from "./registry/sources.js";
@@ -54,7 +56,12 @@ export interface SkillRuntime {
 
 const DEFAULT_WATCH_DEBOUNCE_MS = 200;
 
+/**
+ * Opens the registry and scans it once. Throws a `TypeError` naming the field when `sources`,
+ * `agents`, `projects` or `env` are not of the documented shape.
+ */
 export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Promise<SkillRuntime> {
+  checkRuntimeOptions(options);
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const home = options.home ?? os.homedir();
   const projects = options.projects ?? {};
@@ -63,7 +70,8 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
   );
   const fixedEnv = options.env;
   const registry = createRegistry(sources, { env: () => fixedEnv ?? process.env });
-  const resolve = createScopeResolver(() => registry.snapshot(), { agents: options.agents ?? {}, projects }, () => registry.requirementsGeneration());
+  const policies = { agents: options.agents ?? {}, projects };
+  const resolve = createScopeResolver(() => registry.snapshot(), policies, () => registry.requirementsGeneration());
   await registry.refresh();
 
   let watcher: SourceWatcher | null = null;
@@ -88,7 +96,7 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
     registry: (scope) => resolve(scope),
     diagnostics: (scope) => {
       const failure = registry.failure();
-      const loading = scope ? resolve(scope).diagnostics() : registry.snapshot().diagnostics;
+      const loading = scope ? resolve(scope).diagnostics() : [...registry.snapshot().diagnostics, ...unknownSkillNameWarnings(registry.snapshot(), policies)];
       return [...loading, ...(watcher?.diagnostics ?? []), ...(failure ? [failure] : [])];
     },
     snapshot: () => registry.snapshot(),

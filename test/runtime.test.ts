@@ -52,6 +52,91 @@ test("agent and project policies shape each scope; project labels come from the 
   assert.equal(runtime.registry({ agentId: "narrow" }), runtime.registry({ agentId: "narrow" }));
 });
 
+test("createSkillRuntime refuses sources, agents, projects and env of the wrong shape with a TypeError naming the field", async (t) => {
+  const root = tempDir(t);
+  writeSkill(root, "debugging");
+  const source = { path: root, origin: "global" as const };
+  const cases: Array<[Record<string, unknown>, RegExp]> = [
+    // A string where a list belongs made membership a substring test: "bug" was allowed.
+    [{ agents: { a: { allowedSkills: "debugging" } } }, /^agents\.a\.allowedSkills must be an array of strings$/],
+    [{ agents: { a: { allowedTools: "skill_manage" } } }, /^agents\.a\.allowedTools must be an array of strings$/],
+    [{ agents: { a: { excludedSkills: [1] } } }, /^agents\.a\.excludedSkills must be an array of strings$/],
+    [{ agents: { a: { deniedTools: ["skill", ""] } } }, /^agents\.a\.deniedTools\[1\] must not be empty$/],
+    [{ agents: { a: { allowedSkill: ["x"] } } }, /^agents\.a\.allowedSkill is not a known option; allowed: allowedSkills, excludedSkills, allowedTools, deniedTools$/],
+    [{ agents: { a: "all" } }, /^agents\.a must be an object$/],
+    [{ agents: [] }, /^agents must be an object mapping ids to policies$/],
+    [{ agents: null }, /^agents must be an object mapping ids to policies$/],
+    [{ projects: { p: { sharedSkills: "debugging" } } }, /^projects\.p\.sharedSkills must be an array of strings$/],
+    [{ projects: { p: { toolWhitelist: [null] } } }, /^projects\.p\.toolWhitelist must be an array of strings$/],
+    [{ projects: { p: { label: 5 } } }, /^projects\.p\.label must be a non-empty string$/],
+    [{ projects: { "my project": { disabledSkills: {} } } }, /^projects\["my project"\]\.disabledSkills must be an array of strings$/],
+    [{ sources: source }, /^sources must be an array/],
+    [{ sources: [root] }, /^sources\[0\] must be an object/],
+    [{ sources: [{ path: 1, origin: "global" }] }, /^sources\[0\]\.path must be a non-empty string$/],
+    [{ sources: [{ path: root }] }, /^sources\[0\]\.origin is required$/],
+    [{ sources: [{ path: root, origin: "team" }] }, /^sources\[0\]\.origin must be one of "bundled", "global", "project", "agent"$/],
+    [{ sources: [source, { path: root, origin: "project" }] }, /^sources\[1\]\.projectId is required when origin is "project"$/],
+    [{ sources: [{ path: root, origin: "agent" }] }, /^sources\[0\]\.agentId is required when origin is "agent"$/],
+    [{ sources: [{ ...source, maxDirectories: 0 }] }, /^sources\[0\]\.maxDirectories must be a whole number of at least 1$/],
+    [{ sources: [{ ...source, followExternalLinks: "yes" }] }, /^sources\[0\]\.followExternalLinks must be true or false$/],
+    [{ sources: [{ ...source, recursive: true }] }, /^sources\[0\]\.recursive is not a known option/],
+    [{ env: { TOKEN: 1 } }, /^env\.TOKEN must be a string$/],
+    [{ env: "TOKEN=x" }, /^env must be an object/],
+  ];
+  for (const [options, message] of cases) {
+    await assert.rejects(createSkillRuntime({ sources: [source], env: {}, cwd: root, home: root, ...options } as never), (error: unknown) => {
+      assert.ok(error instanceof TypeError, `${JSON.stringify(options)} gives a TypeError`);
+      assert.match(error.message, message);
+      return true;
+    });
+  }
+  // Well-formed options, including an explicit undefined and an unset env variable, still open.
+  const runtime = await createSkillRuntime({
+    sources: [{ ...source, label: undefined }],
+    agents: { a: { allowedSkills: ["debugging"], deniedTools: undefined } },
+    projects: { p: {} },
+    env: { SET: "1", UNSET: undefined as unknown as string },
+    cwd: root,
+    home: root,
+  });
+  t.after(() => runtime.close());
+  assert.deepEqual(runtime.registry({ agentId: "a" }).list().map((s) => s.name), ["debugging"]);
+});
+
+test("a policy naming a skill that exists nowhere gets an unknown_skill_name warning, recomputed after a refresh", async (t) => {
+  const root = tempDir(t);
+  writeSkill(path.join(root, "global"), "debugging");
+  writeSkill(path.join(root, "agent-b"), "b-private");
+  const runtime = await createSkillRuntime({
+    sources: [
+      { path: path.join(root, "global"), origin: "global" },
+      { path: path.join(root, "agent-b"), origin: "agent", agentId: "b" },
+    ],
+    agents: { a: { allowedSkills: ["*", "debuging", "debugging"], excludedSkills: ["b-private"] }, b: { excludedSkills: ["b-private", "ghost"] } },
+    projects: { p: { sharedSkills: ["ghost"], disabledSkills: ["debugging"] } },
+    env: {},
+    cwd: root,
+    home: root,
+  });
+  t.after(() => runtime.close());
+  const unknown = (scope?: { agentId?: string; projectId?: string }) =>
+    runtime.diagnostics(scope).filter((d) => d.code === "unknown_skill_name").map((d) => `${d.path}: ${d.message}`);
+  assert.deepEqual(unknown(), [
+    'agents.a.allowedSkills: agents.a.allowedSkills names "debuging", but no loaded skill has that name; check the spelling',
+    'agents.b.excludedSkills: agents.b.excludedSkills names "ghost", but no loaded skill has that name; check the spelling',
+    'projects.p.sharedSkills: projects.p.sharedSkills names "ghost", but no loaded skill has that name; check the spelling',
+  ]);
+  assert.ok(runtime.diagnostics().every((d) => d.code !== "unknown_skill_name" || d.severity === "warning"));
+  // Acting as agent a: its own policy only, and agent b's private skill is as unknown to it as a missing one.
+  assert.deepEqual(unknown({ agentId: "a" }).map((line) => line.split(":")[0]), ["agents.a.allowedSkills", "agents.a.excludedSkills"]);
+  assert.deepEqual(unknown({ agentId: "b", projectId: "p" }).map((line) => line.split(":")[0]), ["agents.b.excludedSkills", "projects.p.sharedSkills"]);
+
+  writeSkill(path.join(root, "global"), "ghost");
+  fs.rmSync(path.join(root, "global", "debugging"), { recursive: true });
+  await runtime.refresh();
+  assert.deepEqual(unknown().map((line) => line.split(" names ")[1]), ['"debuging", but no loaded skill has that name; check the spelling', '"debugging", but no loaded skill has that name; check the spelling', '"debugging", but no loaded skill has that name; check the spelling']);
+});
+
 test("requirement checks read the env option, not the process environment", async (t) => {
   const root = tempDir(t);
   writeSkill(root, "needs-token", { frontmatter: "metadata:\n  requirements:\n    env: RUNTIME_TEST_TOKEN" });

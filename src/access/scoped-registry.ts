@@ -9,6 +9,7 @@ import { groupsOfScope, ORIGIN_RANK } from "../registry/sources.js";
 import type { RegisteredSkill, RegistrySnapshot } from "../registry/types.js";
 import { findBinary } from "./binary-lookup.js";
 import { RequirementEvaluator } from "./requirements.js";
+import { unknownSkillNameWarnings } from "./policy-names.js";
 import { allowedSkills, policiesOfScope, type SkillPolicies } from "./skill-policy.js";
 import { isToolEffective, SKILL_TOOL } from "./tool-policy.js";
 import type { Scope, ScopedRegistry, SkillInfo } from "./types.js";
@@ -122,7 +123,7 @@ export function buildScopedRegistry(
       const skill = byName.get(name);
       return skill ? evaluatorNow().availability(skill) : undefined;
     },
-    diagnostics: () => diagnosticsForGroups(snapshot, groupsOfScope(scope)),
+    diagnostics: () => [...diagnosticsForGroups(snapshot, groupsOfScope(scope)), ...unknownSkillNameWarnings(snapshot, policies, scope)],
   });
 }
 

@@ -76,3 +76,17 @@ test("acting as one agent, doctor and show say nothing of another agent's privat
   assert.equal(hidden.stderr.replace("payroll-export", "X"), missing.stderr.replace("no-such-skill", "X"), "a hidden skill reads as a missing one");
   assert.doesNotMatch(hidden.stdout + hidden.stderr, /payroll-export\/SKILL\.md|Invalid YAML|unclosed/i);
 });
+
+test("doctor warns about a policy naming a skill that exists nowhere", async () => {
+  const dir = tempDir("skillport-policy-names-");
+  writeSkill(path.join(dir, "g"), "debugging", "name: debugging\ndescription: Finds bugs.");
+  const config = path.join(dir, "skillport.config.json");
+  fs.writeFileSync(config, JSON.stringify({ sources: ["./g"], agents: { a: { allowedSkills: ["debuging"] } } }));
+  const run = await runCli(["doctor", "--config", config, "--json"], { cwd: dir, env: tree.env });
+  assert.equal(run.code, 0, "a warning, not a failure");
+  const warnings = jsonOf<DoctorJson>(run).diagnostics.filter((d) => d.code === "unknown_skill_name");
+  assert.deepEqual(warnings.map((d) => [d.path, d.severity]), [["agents.a.allowedSkills", "warning"]]);
+  assert.match(warnings[0]!.message, /names "debuging", but no loaded skill has that name/);
+  const text = await runCli(["doctor", "--config", config, "--agent", "a"], { cwd: dir, env: tree.env });
+  assert.match(text.stdout, /warning agents\.a\.allowedSkills \[unknown_skill_name\]/);
+});

@@ -1,0 +1,138 @@
+/**
+ * The one set of rules for the shape of sources and policies, wherever they come from: the
+ * config file (`config.ts` builds its schema from these tables) and the library's
+ * `createSkillRuntime` options (checked here by hand). The library cannot trust its caller's
+ * types at run time: `allowedSkills: "debugging"` made list membership a substring test
+ * (`"bug"` was allowed), and a misspelt key silently left a policy wide open. The check is
+ * hand-written because `zod` costs 10–20 ms to import and a library's cold start should not
+ * pay it; the tables keep both from drifting apart (the `satisfies` clauses fail to compile
+ * when a field is added to a type but not here).
+ */
+import type { AgentPolicy, ProjectPolicy } from "./access/types.js";
+import type { Origin, SkillSource } from "./registry/types.js";
+
+/** What one field holds: a non-empty string, a list of non-empty names, an origin, a whole number ≥ 1, a boolean. */
+export type FieldKind = "text" | "names" | "origin" | "count" | "flag";
+
+export const ORIGINS = ["bundled", "global", "project", "agent"] as const satisfies readonly Origin[];
+
+export const SOURCE_FIELDS = {
+  path: "text",
+  origin: "origin",
+  projectId: "text",
+  label: "text",
+  agentId: "text",
+  maxDirectories: "count",
+  followExternalLinks: "flag",
+  linkRoot: "text",
+} as const satisfies Record<keyof SkillSource, FieldKind>;
+
+export const AGENT_POLICY_FIELDS = {
+  allowedSkills: "names",
+  excludedSkills: "names",
+  allowedTools: "names",
+  deniedTools: "names",
+} as const satisfies Record<keyof AgentPolicy, FieldKind>;
+
+export const PROJECT_POLICY_FIELDS = {
+  label: "text",
+  disabledSkills: "names",
+  sharedSkills: "names",
+  toolWhitelist: "names",
+} as const satisfies Record<keyof ProjectPolicy, FieldKind>;
+
+/** The field naming a source's owner, required for the origins that have one. */
+export const OWNER_FIELD: Readonly<Partial<Record<Origin, "projectId" | "agentId">>> = { project: "projectId", agent: "agentId" };
+
+export interface CheckedOptions {
+  sources?: unknown;
+  agents?: unknown;
+  projects?: unknown;
+  env?: unknown;
+}
+
+/**
+ * Checks the library's policy options; throws a `TypeError` naming the first bad field
+ * (`agents.a.allowedSkills must be an array of strings`). Absent options are fine: they take
+ * their defaults.
+ */
+export function checkRuntimeOptions(options: CheckedOptions): void {
+  if (options.sources !== undefined) {
+    if (!Array.isArray(options.sources)) throw new TypeError("sources must be an array of { path, origin } objects");
+    options.sources.forEach((source: unknown, index) => checkSource(source, `sources[${index}]`));
+  }
+  if (options.agents !== undefined) checkPolicies(options.agents, "agents", AGENT_POLICY_FIELDS);
+  if (options.projects !== undefined) checkPolicies(options.projects, "projects", PROJECT_POLICY_FIELDS);
+  if (options.env !== undefined) {
+    if (!isRecord(options.env)) throw new TypeError("env must be an object of variable names to string values");
+    for (const [name, value] of Object.entries(options.env)) {
+      // An unset variable is simply absent, as in `process.env`; anything else must be text.
+      if (value !== undefined && typeof value !== "string") throw new TypeError(`${child("env", name)} must be a string`);
+    }
+  }
+}
+
+function checkSource(source: unknown, where: string): void {
+  if (!isRecord(source)) throw new TypeError(`${where} must be an object { path, origin }`);
+  checkFields(source, where, SOURCE_FIELDS);
+  for (const required of ["path", "origin"] as const) {
+    if (source[required] === undefined) throw new TypeError(`${where}.${required} is required`);
+  }
+  const owner = OWNER_FIELD[source.origin as Origin];
+  if (owner !== undefined && source[owner] === undefined) {
+    throw new TypeError(`${where}.${owner} is required when origin is ${JSON.stringify(source.origin)}`);
+  }
+}
+
+function checkPolicies(policies: unknown, where: string, fields: Readonly<Record<string, FieldKind>>): void {
+  if (!isRecord(policies)) throw new TypeError(`${where} must be an object mapping ids to policies`);
+  for (const [id, policy] of Object.entries(policies)) {
+    const at = child(where, id);
+    if (id === "") throw new TypeError(`${where} has an empty id`);
+    if (!isRecord(policy)) throw new TypeError(`${at} must be an object`);
+    checkFields(policy, at, fields);
+  }
+}
+
+function checkFields(value: Record<string, unknown>, where: string, fields: Readonly<Record<string, FieldKind>>): void {
+  for (const key of Object.keys(value)) {
+    if (!Object.hasOwn(fields, key)) {
+      throw new TypeError(`${child(where, key)} is not a known option; allowed: ${Object.keys(fields).join(", ")}`);
+    }
+    const field = value[key];
+    // An explicit `undefined` is an absent option (a spread of optional parts gives those).
+    if (field !== undefined) checkField(field, child(where, key), fields[key]!);
+  }
+}
+
+function checkField(value: unknown, where: string, kind: FieldKind): void {
+  switch (kind) {
+    case "text":
+      if (typeof value !== "string" || value === "") throw new TypeError(`${where} must be a non-empty string`);
+      return;
+    case "names":
+      if (!Array.isArray(value) || !value.every((item) => typeof item === "string")) throw new TypeError(`${where} must be an array of strings`);
+      value.forEach((item: string, index) => {
+        if (item === "") throw new TypeError(`${where}[${index}] must not be empty`);
+      });
+      return;
+    case "origin":
+      if (!(ORIGINS as readonly unknown[]).includes(value)) throw new TypeError(`${where} must be one of ${ORIGINS.map((o) => JSON.stringify(o)).join(", ")}`);
+      return;
+    case "count":
+      if (typeof value !== "number" || !Number.isInteger(value) || value < 1) throw new TypeError(`${where} must be a whole number of at least 1`);
+      return;
+    case "flag":
+      if (typeof value !== "boolean") throw new TypeError(`${where} must be true or false`);
+      return;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `where.key`, or `where["odd key"]` when the key would not read as one name. */
+function child(where: string, key: string): string {
+  return /^[A-Za-z_$][\w$-]*$/.test(key) ? `${where}.${key}` : `${where}[${JSON.stringify(key)}]`;
+}
