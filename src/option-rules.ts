@@ -78,7 +78,9 @@ function checkSource(source: unknown, where: string): void {
   for (const required of ["path", "origin"] as const) {
     if (source[required] === undefined) throw new TypeError(`${where}.${required} is required`);
   }
-  const owner = OWNER_FIELD[source.origin as Origin];
+  // A project source without an id is the library's unnamed (working-directory) project, which
+  // the default sources use; a config file names its projects, so there the id is required.
+  const owner = source.origin === "project" ? undefined : OWNER_FIELD[source.origin as Origin];
   if (owner !== undefined && source[owner] === undefined) {
     throw new TypeError(`${where}.${owner} is required when origin is ${JSON.stringify(source.origin)}`);
   }

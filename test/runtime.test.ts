@@ -75,7 +75,6 @@ test("createSkillRuntime refuses sources, agents, projects and env of the wrong 
     [{ sources: [{ path: 1, origin: "global" }] }, /^sources\[0\]\.path must be a non-empty string$/],
     [{ sources: [{ path: root }] }, /^sources\[0\]\.origin is required$/],
     [{ sources: [{ path: root, origin: "team" }] }, /^sources\[0\]\.origin must be one of "bundled", "global", "project", "agent"$/],
-    [{ sources: [source, { path: root, origin: "project" }] }, /^sources\[1\]\.projectId is required when origin is "project"$/],
     [{ sources: [{ path: root, origin: "agent" }] }, /^sources\[0\]\.agentId is required when origin is "agent"$/],
     [{ sources: [{ ...source, maxDirectories: 0 }] }, /^sources\[0\]\.maxDirectories must be a whole number of at least 1$/],
     [{ sources: [{ ...source, followExternalLinks: "yes" }] }, /^sources\[0\]\.followExternalLinks must be true or false$/],
@@ -92,7 +91,8 @@ test("createSkillRuntime refuses sources, agents, projects and env of the wrong 
   }
   // Well-formed options, including an explicit undefined and an unset env variable, still open.
   const runtime = await createSkillRuntime({
-    sources: [{ ...source, label: undefined }],
+    // A project source without an id is the unnamed project, as the default sources use it.
+    sources: [{ ...source, label: undefined }, { path: root, origin: "project" }],
     agents: { a: { allowedSkills: ["debugging"], deniedTools: undefined } },
     projects: { p: {} },
     env: { SET: "1", UNSET: undefined as unknown as string },
