@@ -14,14 +14,17 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ScopedRegistry, Scope } from "../access/types.js";
+import type { RegisteredSkill } from "../registry/types.js";
 import type { Session, SessionOptions } from "../session/session.js";
 import * as z from "zod/v4";
+import { attachSkillPrompts, SKILL_PROMPTS_CAPABILITIES } from "./mcp-prompts.js";
+import { attachSkillsExtension, SKILLS_EXTENSION_CAPABILITIES, SKILLS_EXTENSION_ID } from "./mcp-skills-extension.js";
 import { ProtocolError } from "./protocol-error.js";
 
-/** The slice of the runtime an MCP server needs: a session per connection, and the tool policy of a scope. */
+/** The slice of the runtime an MCP server needs: a session per connection, and what a scope may see. */
 export interface McpSessionFactory {
   session(options: SessionOptions): Session;
-  registry(scope: Scope): Pick<ScopedRegistry, "toolAvailable">;
+  registry(scope: Scope): Pick<ScopedRegistry, "toolAvailable" | "all" | "availability">;
 }
 
 export interface McpServerOptions {
@@ -31,13 +34,21 @@ export interface McpServerOptions {
   version: string;
   /** Where diagnostics go; stdout belongs to the protocol, so never there. */
   log(line: string): void;
+  /**
+   * Leave the `skill` tool out for clients that declare the Skills Extension themselves: they
+   * load skills through it, and a second way to load the same skills only costs their context.
+   */
+  hideToolFromExtensionClients?: boolean;
 }
 
 /** One MCP connection: the protocol server and the skillport session behind it. */
 export interface McpConnection {
   readonly server: Server;
   readonly session: Session;
-  /** Tells the client the tool list (the catalog in the description) changed. */
+  /**
+   * Tells the client the skills changed: `tools/list_changed` (the catalog rides in the tool
+   * description), `resources/list_changed` (the extension) and `prompts/list_changed`.
+   */
   notifyToolsChanged(): Promise<void>;
   /** Closes the protocol side and flushes the session log; safe to call twice. */
   close(): Promise<void>;
@@ -61,20 +72,30 @@ export function createMcpConnection(runtime: McpSessionFactory, options: McpServ
   const server = new Server(
     { name: "skillport", version: options.version },
     {
-      capabilities: { tools: { listChanged: true } },
+      capabilities: { tools: { listChanged: true }, ...SKILL_PROMPTS_CAPABILITIES, ...SKILLS_EXTENSION_CAPABILITIES },
       // No skills, no instructions: an empty block would only cost the client's context.
       ...(catalog !== "" ? { instructions: `${INSTRUCTIONS_PREAMBLE}\n\n${catalog}` } : {}),
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsOf(runtime, session, options) }));
+  // Declared by the client in `initialize`, so known before any request that depends on it.
+  const toolWithheld = (): boolean =>
+    options.hideToolFromExtensionClients === true && server.getClientCapabilities()?.extensions?.[SKILLS_EXTENSION_ID] !== undefined;
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolWithheld() ? [] : toolsOf(runtime, session, options) }));
+
+  const usable = (): RegisteredSkill[] => usableSkills(runtime, scopeOf(options.session));
+  const extension = attachSkillsExtension(server, {
+    skills: usable,
+    report: (skill, reason) => options.log(`skills extension: ${skill.name} (${skill.dir}) is not served: ${reason}`),
+  });
+  const prompts = attachSkillPrompts(server, session, { skills: usable });
 
   // Registered through the base protocol class: the SDK's server checks every `tools/call` against
   // the MCP schema first, so `arguments` that are not an object (an array, a string) came back as
   // a JSON-RPC internal error carrying a raw schema dump, where the library answers the same call
   // with the `invalid_arguments` envelope (SPEC §4, §7). Here the call reaches the session as sent.
   Protocol.prototype.setRequestHandler.call(server, LENIENT_CALL_TOOL_REQUEST, async (request, extra): Promise<CallToolResult> => {
-    if (request.params.name !== session.tool.name) {
+    if (request.params.name !== session.tool.name || toolWithheld()) {
       throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. This server has one tool, \`skill\`.`);
     }
     const { envelope, text } = await session.invoke(request.params.arguments ?? {}, { toolCallId: String(extra.requestId) });
@@ -93,11 +114,19 @@ export function createMcpConnection(runtime: McpSessionFactory, options: McpServ
     session,
     async notifyToolsChanged() {
       if (closed) return;
-      try {
-        await server.sendToolListChanged();
-      } catch (error) {
-        // A client that went away mid-notification is closed by its transport; nothing to keep here.
-        options.log(`mcp: could not send tools/list_changed: ${(error as Error).message}`);
+      const sends: Array<[string, () => Promise<void>]> = [
+        ["tools/list_changed", () => server.sendToolListChanged()],
+        ["resources/list_changed", () => extension.notifyChanged()],
+        ["prompts/list_changed", () => prompts.notifyChanged()],
+      ];
+      for (const [what, send] of sends) {
+        try {
+          await send();
+        } catch (error) {
+          // A client that went away mid-notification is closed by its transport; nothing to keep here.
+          options.log(`mcp: could not send ${what}: ${(error as Error).message}`);
+          return;
+        }
       }
     },
     async close() {
@@ -129,6 +158,17 @@ function toolsOf(runtime: McpSessionFactory, session: Session, options: McpServe
       annotations: TOOL_ANNOTATIONS,
     },
   ];
+}
+
+/**
+ * The skills a person or client on this connection may use: every skill the scope allows, model-
+ * hidden ones included, whose requirements hold here; none when the scope's tool policy turns
+ * skills off. The extension and the prompts both serve exactly these.
+ */
+function usableSkills(runtime: McpSessionFactory, scope: Scope): RegisteredSkill[] {
+  const registry = runtime.registry(scope);
+  if (!registry.toolAvailable) return [];
+  return registry.all().filter((skill) => registry.availability(skill.name)?.status === "available");
 }
 
 function scopeOf(options: SessionOptions): Scope {

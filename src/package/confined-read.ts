@@ -64,15 +64,35 @@ export async function readConfinedFile(
   options: ConfinedReadOptions = {},
 ): Promise<ConfinedRead> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_READ_BYTES;
+  const read = await readConfinedBytes(skillDir, filePath, { maxBytes: maxBytes + 1 });
+  if (!read.ok) return read;
+  const { bytes, size } = read;
+  const truncated = bytes.length > maxBytes;
+  const kept = truncated ? bytes.subarray(0, characterBoundary(bytes, maxBytes)) : bytes;
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(kept);
+  } catch {
+    return refusal(read.path, "not_utf8", "it is not valid UTF-8 text");
+  }
+  const content = truncated ? text + truncationNotice(kept.length, size) : text;
+  return { ok: true, path: read.path, content, size, truncated };
+}
+
+export type ConfinedBytes =
+  | { ok: true; path: string; bytes: Buffer; size: number }
+  | { ok: false; reason: ReadErrorReason; message: string };
+
+/**
+ * The raw bytes of one regular file inside `skillDir`, at most `maxBytes` of them (`size` is the
+ * whole file's), under exactly the confinement of `readConfinedFile`, which is built on it.
+ */
+export async function readConfinedBytes(skillDir: string, filePath: string, options: { maxBytes: number }): Promise<ConfinedBytes> {
   const normalised = normaliseSkillPath(filePath);
   if (!normalised.ok) return normalised;
   const relative = normalised.path;
-  const refuse = (reason: ReadErrorReason, why: string): ConfinedRead => ({
-    ok: false,
-    reason,
-    message: `Cannot read ${JSON.stringify(relative)}: ${why}.`,
-  });
-  const leftOut = (): ConfinedRead => refuse("unsupported_path", "dot-entries and node_modules are not part of a skill's package");
+  const refuse = (reason: ReadErrorReason, why: string): ConfinedBytes => refusal(relative, reason, why);
+  const leftOut = (): ConfinedBytes => refuse("unsupported_path", "dot-entries and node_modules are not part of a skill's package");
   if (normalised.segments.some(isLeftOutOfPackage)) return leftOut();
 
   let realDir: string;
@@ -112,23 +132,17 @@ export async function readConfinedFile(
   try {
     const info = await handle.stat();
     if (!info.isFile()) return refuse("not_a_file", "it is not a regular file");
-    const bytes = await readPrefix(handle, maxBytes + 1);
-    const truncated = bytes.length > maxBytes;
-    const kept = truncated ? bytes.subarray(0, characterBoundary(bytes, maxBytes)) : bytes;
-    let text: string;
-    try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(kept);
-    } catch {
-      return refuse("not_utf8", "it is not valid UTF-8 text");
-    }
-    const size = Math.max(info.size, bytes.length);
-    const content = truncated ? text + truncationNotice(kept.length, size) : text;
-    return { ok: true, path: relative, content, size, truncated };
+    const bytes = await readPrefix(handle, options.maxBytes);
+    return { ok: true, path: relative, bytes, size: Math.max(info.size, bytes.length) };
   } catch (error) {
     return refuse(reasonOf(error), describe(error));
   } finally {
     await handle.close().catch(() => undefined);
   }
+}
+
+function refusal(relative: string, reason: ReadErrorReason, why: string): { ok: false; reason: ReadErrorReason; message: string } {
+  return { ok: false, reason, message: `Cannot read ${JSON.stringify(relative)}: ${why}.` };
 }
 
 /**

@@ -66,6 +66,11 @@ export interface SessionOptions {
 export interface CallOptions {
   /** The host's id for this tool call; digests at compaction are keyed by it. */
   toolCallId?: string;
+  /**
+   * A person started this activation (an MCP prompt, a slash command), not the model: skills
+   * hidden from the model (`disable-model-invocation: true`) may be activated too.
+   */
+  userInvoked?: boolean;
 }
 
 export interface Checkpoint {
@@ -325,7 +330,7 @@ function openSession(
     };
     let invocation: SkillToolInvocation;
     try {
-      invocation = await inner.invoke(args, { ...settings.scope, activateSkill });
+      invocation = await inner.invoke(args, { ...settings.scope, activateSkill, ...(options.userInvoked ? { userInvoked: true } : {}) });
     } finally {
       for (const entry of reserved) inFlight.delete(entry.key);
     }

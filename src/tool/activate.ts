@@ -41,7 +41,7 @@ export async function activateSkill(
   // it, and the error's advice to list the skills again led back to the same error.
   const stale = prepared.ok ? !sameStamp(prepared.stamp, current.skill.stamp) : prepared.readFailed;
   if (stale && !current.refreshed) {
-    const again = await lookupAfterRefresh(deps, scope, current.skill.name);
+    const again = await lookupAfterRefresh(deps, scope, current.skill.name, ctx.userInvoked === true);
     if (!again.ok) return { envelope: failure(again.error), skillDir: current.skill.dir };
     current = again;
     prepared = await prepare(current);

@@ -24,14 +24,15 @@ export async function lookupSkill(
   scope: Scope,
   registry: ScopedRegistry,
   name: string,
+  userInvoked = false,
 ): Promise<Lookup> {
-  const first = registry.get(name);
+  const first = find(registry, name, userInvoked);
   if (first) return { ok: true, registry, skill: first, refreshed: false };
-  return lookupAfterRefresh(deps, scope, name);
+  return lookupAfterRefresh(deps, scope, name, userInvoked);
 }
 
 /** Rescans the skills, re-resolves the scope and looks the name up in the fresh snapshot. */
-export async function lookupAfterRefresh(deps: SkillToolDeps, scope: Scope, name: string): Promise<Lookup> {
+export async function lookupAfterRefresh(deps: SkillToolDeps, scope: Scope, name: string, userInvoked = false): Promise<Lookup> {
   try {
     await deps.refreshSkills();
   } catch {
@@ -39,9 +40,20 @@ export async function lookupAfterRefresh(deps: SkillToolDeps, scope: Scope, name
   }
   const fresh = await deps.resolveRegistry(scope);
   if (!fresh.toolAvailable) return { ok: false, error: toolUnavailable() };
-  const second = fresh.get(name);
+  const second = find(fresh, name, userInvoked);
   if (second) return { ok: true, registry: fresh, skill: second, refreshed: true };
   return { ok: false, error: notFound(name, fresh) };
+}
+
+/**
+ * A user may start a skill the model may not (`disable-model-invocation: true`, SPEC §7 MCP
+ * prompts); the model's lookup never sees one.
+ */
+function find(registry: ScopedRegistry, name: string, userInvoked: boolean): RegisteredSkill | undefined {
+  const skill = registry.get(name);
+  if (skill || !userInvoked) return skill;
+  const normalised = name.trim().normalize("NFKC");
+  return registry.all().find((candidate) => candidate.name === normalised);
 }
 
 export function toolUnavailable(): ToolError {

@@ -41,7 +41,7 @@ async function handle(
   if (isToolError(request)) return { envelope: failure(request) };
   if (request.mode === "list") return { envelope: success(listData(registry)) };
 
-  const found = await lookupSkill(deps, scope, registry, request.name);
+  const found = await lookupSkill(deps, scope, registry, request.name, ctx.userInvoked === true && request.mode === "activate");
   if (!found.ok) return { envelope: failure(found.error) };
   if (request.mode === "read") return { envelope: await readSkillFile(found.skill, request.filePath) };
   return activateSkill(deps, scope, found, ctx);

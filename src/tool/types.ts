@@ -15,6 +15,11 @@ export interface SkillToolContext extends Scope {
   activateSkill?: ActivateSkillHook;
   /** The host's id for this call. The tool itself ignores it; a session keys its records on it. */
   toolCallId?: string;
+  /**
+   * A person, not the model, asked for this activation (an MCP prompt, a slash command): a
+   * skill hidden from the model (`disable-model-invocation: true`) may then be activated too.
+   */
+  userInvoked?: boolean;
 }
 
 export interface SkillToolDeps {

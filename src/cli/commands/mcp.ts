@@ -27,13 +27,14 @@ export interface McpOptions extends Omit<CommonOptions, "json"> {
   /** false with `--no-log`. */
   log: boolean;
   budget?: number;
+  hideToolFromExtensionClients?: boolean;
 }
 
 export function registerMcpCommand(program: Command, { out, run }: CommandHost): void {
   addCommonOptions(
     program
       .command("mcp")
-      .description("serve the `skill` tool as an MCP server (stdio by default)")
+      .description("serve skills over MCP: the `skill` tool, the Skills Extension and prompts (stdio by default)")
       .option("--http <port>", "serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (0 picks a free port)", portNumber)
       .option("--host <host>", "address to bind with --http (default: 127.0.0.1, this machine only)")
       .option(
@@ -41,10 +42,11 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
         `with --http, end sessions that sent no request for this long (default: ${DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS / 1000}; 0 = never)`,
         nonNegativeInteger,
       )
-      .option("--watch", "rescan when skill files change and tell clients the tool list changed")
+      .option("--watch", "rescan when skill files change and tell clients the tools, resources and prompts changed")
       .option("--log-dir <dir>", "directory for session logs (default: ./.skillport/sessions)")
       .option("--no-log", "keep session logs in memory only")
-      .option("--budget <chars>", `character budget of the skill catalog in the tool description (default: ${DEFAULT_CATALOG_BUDGET_CHARS})`, positiveInteger),
+      .option("--budget <chars>", `character budget of the skill catalog in the tool description (default: ${DEFAULT_CATALOG_BUDGET_CHARS})`, positiveInteger)
+      .option("--hide-tool-from-extension-clients", "do not offer the `skill` tool to clients that declare the MCP Skills Extension (they load skills through it)"),
     { json: false },
   ).action((options: McpOptions) => run(() => mcpCommand(options, out)));
 }
@@ -65,7 +67,12 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
     log: options.log === false ? false : options.logDir ? path.resolve(cwd, options.logDir) + path.sep : path.join(cwd, ".skillport", "sessions"),
     catalog: { format: "xml", budgetChars: options.budget ?? DEFAULT_CATALOG_BUDGET_CHARS },
   };
-  const serverOptions: McpServerOptions = { session, version: packageVersion(), log: (line) => out.log(line) };
+  const serverOptions: McpServerOptions = {
+    session,
+    version: packageVersion(),
+    log: (line) => out.log(line),
+    ...(options.hideToolFromExtensionClients ? { hideToolFromExtensionClients: true } : {}),
+  };
 
   let serving: { done?: Promise<void>; notifyToolsChanged(): Promise<void>; close(): Promise<void> };
   try {

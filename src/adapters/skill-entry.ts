@@ -1,0 +1,227 @@
+/**
+ * One skill as the MCP Skills Extension (SEP-2640) publishes it: `{ uri, frontmatter, resources }`
+ * with every file of the package listed as `{ uri, digest, size }`. The frontmatter is the YAML
+ * exactly as parsed (no trimming, no normalising, no lenient retry), because clients parse
+ * SKILL.md themselves and refuse a skill whose entry differs. A skill the extension's own entry
+ * rules would reject (the official SDK's validators: name, description, compatibility,
+ * `metadata` of strings, a URI that round-trips, at most 512 files and 16 MiB) is not published;
+ * the reason comes back instead, so one such skill never breaks a client's whole listing.
+ * Every byte is read through the package layer's confined read.
+ */
+import { createHash } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { readConfinedBytes } from "../package/confined-read.js";
+import { readFrontmatter } from "../package/frontmatter.js";
+import { listResources } from "../package/resources.js";
+import type { FileStamp } from "../package/types.js";
+import type { RegisteredSkill } from "../registry/types.js";
+import { isCanonical, skillUri } from "./skill-uri.js";
+
+/** The interoperability limits of SEP-2640: hosts must accept up to these; servers should not exceed them. */
+export const SKILL_LIMITS = { files: 512, bytes: 16 * 1024 * 1024 } as const;
+const SKILL_NAME_PATTERN = /^[\da-z]+(?:-[\da-z]+)*$/;
+
+export interface SkillResourceEntry {
+  uri: string;
+  digest: string;
+  size: number;
+}
+
+export interface SkillEntry {
+  uri: string;
+  frontmatter: Record<string, unknown>;
+  resources: SkillResourceEntry[];
+}
+
+/** A published skill with what serving its files needs: the relative path of each URI, and its folders. */
+export interface ServedSkill {
+  skill: RegisteredSkill;
+  entry: SkillEntry;
+  /** File URI → skill-relative path. */
+  files: Map<string, { path: string; size: number; mimeType: string }>;
+  /** Skill-relative folders, "" (the skill's root) included. */
+  dirs: Set<string>;
+}
+
+export type EntryResult = { ok: true; served: ServedSkill } | { ok: false; reason: string };
+
+/** Digests of files already hashed, keyed by real path and stamp; bounded, oldest dropped first. */
+export class DigestCache {
+  private readonly digests = new Map<string, string>();
+  constructor(private readonly limit = 20_000) {}
+  get(key: string): string | undefined {
+    return this.digests.get(key);
+  }
+  set(key: string, digest: string): void {
+    if (this.digests.size >= this.limit) this.digests.delete(this.digests.keys().next().value!);
+    this.digests.set(key, digest);
+  }
+}
+
+export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCache): Promise<EntryResult> {
+  const refuse = (reason: string): EntryResult => ({ ok: false, reason });
+  if (path.basename(skill.skillFile) !== "SKILL.md") return refuse("its manifest is named skill.md; the extension serves SKILL.md only");
+
+  // The package as the tool lists it (one rule for what a skill ships), plus SKILL.md itself.
+  const listing = await listResources(skill.dir);
+  if (listing.truncated) return refuse("its package is larger than the resource listing's bounds");
+  const relPaths = ["SKILL.md", ...listing.files, ...listing.scripts.map((script) => path.relative(skill.dir, script).split(path.sep).join("/"))];
+  if (relPaths.length > SKILL_LIMITS.files) return refuse(`it has more than ${SKILL_LIMITS.files} files`);
+  const files: PackageFile[] = [];
+  for (const rel of relPaths) {
+    const stamp = await stampOf(path.join(skill.dir, ...rel.split("/")));
+    if (!stamp) return refuse(`${rel} vanished while it was listed`);
+    files.push({ path: rel, size: stamp.size, stamp });
+  }
+  files.sort((a, b) => compare(a.path, b.path));
+  let total = 0;
+  for (const file of files) total += file.size;
+  if (total > SKILL_LIMITS.bytes) return refuse(`its files add up to ${total} bytes, over ${SKILL_LIMITS.bytes}`);
+
+  const manifest = await readConfinedBytes(skill.dir, "SKILL.md", { maxBytes: SKILL_LIMITS.bytes });
+  if (!manifest.ok) return refuse(manifest.message);
+  const text = decodeUtf8(manifest.bytes);
+  if (text === null) return refuse("SKILL.md is not valid UTF-8");
+  const parsed = readFrontmatter(text, { allowRetry: false });
+  if (!parsed.ok) return refuse(`its frontmatter is not read the same by every YAML parser (${parsed.message})`);
+  const frontmatter = parsed.data;
+  const problems = frontmatterProblems(frontmatter, skill.name);
+  if (problems.length > 0) return refuse(problems.join("; "));
+
+  const resources: SkillResourceEntry[] = [];
+  const served = new Map<string, { path: string; size: number; mimeType: string }>();
+  const dirs = new Set<string>([""]);
+  for (const file of files) {
+    const uri = skillUri(skill.name, file.path);
+    if (!isCanonical(uri)) return refuse(`the file name ${JSON.stringify(file.path)} cannot be written as a URI`);
+    const hashed = file.path === "SKILL.md" ? { ok: true as const, digest: sha256(manifest.bytes), size: manifest.bytes.length } : await digestOf(skill.dir, file, digests);
+    if (!hashed.ok) return refuse(hashed.reason);
+    resources.push({ uri, digest: hashed.digest, size: hashed.size });
+    served.set(uri, { path: file.path, size: hashed.size, mimeType: mimeTypeFor(file.path) });
+    for (let slash = file.path.indexOf("/"); slash !== -1; slash = file.path.indexOf("/", slash + 1)) dirs.add(file.path.slice(0, slash));
+  }
+  resources.sort((a, b) => compare(a.uri, b.uri));
+  const entry: SkillEntry = { uri: skillUri(skill.name, "SKILL.md"), frontmatter, resources };
+  return { ok: true, served: { skill, entry, files: served, dirs } };
+}
+
+interface PackageFile {
+  path: string;
+  size: number;
+  stamp: FileStamp;
+}
+
+async function stampOf(file: string): Promise<FileStamp | null> {
+  try {
+    const stat = await fs.stat(file);
+    return stat.isFile() ? { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino } : null;
+  } catch {
+    return null;
+  }
+}
+
+type Hashed = { ok: true; digest: string; size: number } | { ok: false; reason: string };
+
+async function digestOf(dir: string, file: PackageFile, digests: DigestCache): Promise<Hashed> {
+  const key = `${dir}\0${file.path}\0${file.stamp.size}\0${file.stamp.mtimeMs}\0${file.stamp.ino}`;
+  const known = digests.get(key);
+  if (known !== undefined) return { ok: true, digest: known, size: file.size };
+  const read = await readConfinedBytes(dir, file.path, { maxBytes: SKILL_LIMITS.bytes + 1 });
+  if (!read.ok) return { ok: false, reason: read.message };
+  if (read.bytes.length > SKILL_LIMITS.bytes) return { ok: false, reason: `${file.path} is over ${SKILL_LIMITS.bytes} bytes` };
+  // The size published is the size of the bytes hashed, read now, not the earlier stat's.
+  const digest = sha256(read.bytes);
+  if (read.bytes.length === file.stamp.size) digests.set(key, digest);
+  return { ok: true, digest, size: read.bytes.length };
+}
+
+/**
+ * What the official SDK's entry validator (and its client) would refuse, checked on the
+ * frontmatter exactly as parsed: a `name: 123` that loading reads as text is a number here.
+ */
+export function frontmatterProblems(frontmatter: Record<string, unknown>, skillName: string): string[] {
+  const problems: string[] = [];
+  if (!isJsonValue(frontmatter)) problems.push("its frontmatter holds values JSON cannot carry");
+  if (Object.prototype.hasOwnProperty.call(frontmatter, "__proto__")) problems.push('its frontmatter has a "__proto__" key');
+  const { name, description, compatibility, metadata } = frontmatter;
+  if (typeof name !== "string" || name.length === 0 || name.length > 64 || !SKILL_NAME_PATTERN.test(name)) {
+    problems.push(`frontmatter name ${JSON.stringify(name)} must be 1-64 lowercase letters, digits and single hyphens`);
+  } else if (name !== skillName) {
+    problems.push(`frontmatter name ${JSON.stringify(name)} is not the name it is served under`);
+  }
+  if (typeof description !== "string" || description === "" || [...description].length > 1024) {
+    problems.push("frontmatter description must be a string of 1-1024 characters");
+  }
+  if (compatibility !== undefined && (typeof compatibility !== "string" || compatibility === "" || [...compatibility].length > 500)) {
+    problems.push("frontmatter compatibility must be a string of 1-500 characters");
+  }
+  if (metadata !== undefined && !isStringMap(metadata)) problems.push("frontmatter metadata must map strings to strings");
+  return problems;
+}
+
+function isStringMap(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every((item) => typeof item === "string");
+}
+
+function isJsonValue(value: unknown, depth = 0): boolean {
+  if (depth > 64) return false;
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth + 1));
+  if (typeof value === "object") {
+    const proto = Object.getPrototypeOf(value);
+    return (proto === Object.prototype || proto === null) && Object.values(value).every((item) => isJsonValue(item, depth + 1));
+  }
+  return false;
+}
+
+function decodeUtf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+export function sha256(bytes: Uint8Array): string {
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+}
+
+/** Code-unit order: the one order of entries, directory children and cursors. */
+export function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const MIME_TYPES: Record<string, string> = {
+  md: "text/markdown",
+  markdown: "text/markdown",
+  txt: "text/plain",
+  json: "application/json",
+  yaml: "application/yaml",
+  yml: "application/yaml",
+  py: "text/x-python",
+  sh: "application/x-sh",
+  bash: "application/x-sh",
+  js: "text/javascript",
+  mjs: "text/javascript",
+  ts: "text/typescript",
+  html: "text/html",
+  css: "text/css",
+  csv: "text/csv",
+  xml: "application/xml",
+  svg: "image/svg+xml",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  pdf: "application/pdf",
+};
+
+export function mimeTypeFor(filePath: string): string {
+  const name = filePath.slice(filePath.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  if (dot <= 0) return "application/octet-stream";
+  return MIME_TYPES[name.slice(dot + 1).toLowerCase()] ?? "application/octet-stream";
+}

@@ -1,0 +1,64 @@
+/**
+ * `skill://` URIs of the MCP Skills Extension: `skill://<skill-name>/<file path>`, the skill's
+ * name as the authority (the spec's one-segment skill path), each path segment percent-encoded
+ * as the official SDK encodes it, so that a URI we publish is already in WHATWG canonical form
+ * and compares equal to what a client derives from it.
+ */
+export const SKILL_SCHEME = "skill://";
+
+const ENCODED_IN_SEGMENT = /[^\w!$&'()*+,.:;=@[\]|~-]/gu;
+
+function encodeSegment(segment: string): string {
+  return segment.replace(ENCODED_IN_SEGMENT, (char) => encodeURIComponent(char));
+}
+
+/** The URI of a skill's directory (`relPath` empty) or of a file or folder in it; no trailing slash. */
+export function skillUri(skillName: string, relPath = ""): string {
+  const root = SKILL_SCHEME + encodeURIComponent(skillName);
+  return relPath === "" ? root : `${root}/${relPath.split("/").map(encodeSegment).join("/")}`;
+}
+
+/** True when `uri` is exactly how URL parsing would print it: a name that cannot round-trip is not served. */
+export function isCanonical(uri: string): boolean {
+  try {
+    return new URL(uri).href === uri;
+  } catch {
+    return false;
+  }
+}
+
+export type ParsedSkillUri = { skillName: string; relPath: string };
+
+/**
+ * The skill name and the skill-relative path a request names, or null when it is not a
+ * `skill://` URI at all. Percent-escapes are decoded once per segment; a segment that decodes to
+ * `.`, `..`, empty, or holds `/`, `\` or NUL names nothing here (the caller answers "unknown").
+ */
+export function parseSkillUri(uri: string): ParsedSkillUri | null {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== "skill:" || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "" || url.port !== "") return null;
+  const skillName = decode(url.host);
+  if (skillName === null || skillName === "") return null;
+  const raw = url.pathname.startsWith("/") ? url.pathname.slice(1) : url.pathname;
+  if (raw === "") return { skillName, relPath: "" };
+  const segments: string[] = [];
+  for (const part of raw.split("/")) {
+    const segment = decode(part);
+    if (segment === null || segment === "" || segment === "." || segment === ".." || /[/\\\0]/.test(segment)) return null;
+    segments.push(segment);
+  }
+  return { skillName, relPath: segments.join("/") };
+}
+
+function decode(text: string): string | null {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+}
