@@ -13,9 +13,12 @@ import { fileURLToPath } from "node:url";
 const SUITE = "@modelcontextprotocol/conformance@0.2.0-alpha.12";
 const NODE22 = "node@22.23.3";
 const SCENARIOS = ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"];
-// SDK 1.x serves the stateful wire (initialize handshake), the suite's 2025-11-25 mode; extension
-// scenarios are not tied to a spec date, hence --force.
-const SPEC_VERSION = process.env.SKILLPORT_CONFORMANCE_SPEC ?? "2025-11-25";
+// Both wires the server speaks: 2026-07-28 (stateless, the suite's default) and the initialize
+// handshake of 2025-11-25 (extension scenarios carry no spec date, hence --force there).
+const WIRES = [
+  ["2026-07-28", []],
+  ["2025-11-25", ["--spec-version", "2025-11-25", "--force"]],
+];
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const cache = process.env.SKILLPORT_CONFORMANCE_DIR ?? path.join(os.homedir(), ".cache", "skillport-conformance");
@@ -59,10 +62,10 @@ async function startServer(root) {
   return { url, stop: () => child.kill("SIGTERM"), stderr: () => stderr };
 }
 
-function runScenario(suite, url, scenario) {
+function runScenario(suite, url, scenario, wireArgs) {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "skillport-conformance-"));
   try {
-    const args = [suite.cli, "server", "--url", url, "--scenario", scenario, "--spec-version", SPEC_VERSION, "--force", "-o", out];
+    const args = [suite.cli, "server", "--url", url, "--scenario", scenario, ...wireArgs, "-o", out];
     const run = spawnSync(suite.node, args, { encoding: "utf8" });
     const file = findFile(out, "checks.json");
     if (!file) throw new Error(`${scenario}: no checks.json\n${run.stdout}\n${run.stderr}`);
@@ -88,12 +91,12 @@ let failed = 0;
 for (const [label, root] of roots) {
   const server = await startServer(root);
   try {
-    for (const scenario of SCENARIOS) {
-      const checks = runScenario(suite, server.url, scenario);
+    for (const [wire, wireArgs] of WIRES) for (const scenario of SCENARIOS) {
+      const checks = runScenario(suite, server.url, scenario, wireArgs);
       const by = (status) => checks.filter((c) => c.status === status);
       const bad = [...by("FAILURE"), ...by("WARNING")];
       failed += by("FAILURE").length;
-      console.log(`${label}: ${scenario}: ${by("SUCCESS").length} passed, ${by("FAILURE").length} failed, ${by("WARNING").length} warnings, ${by("SKIPPED").length} skipped (of ${checks.length})`);
+      console.log(`${label}, ${wire}: ${scenario}: ${by("SUCCESS").length} passed, ${by("FAILURE").length} failed, ${by("WARNING").length} warnings, ${by("SKIPPED").length} skipped (of ${checks.length})`);
       for (const check of [...bad, ...by("SKIPPED")]) console.log(`  ${check.status} ${check.id}: ${check.errorMessage ?? check.description}`);
     }
   } finally {

@@ -15,6 +15,7 @@ import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, isLoopback, LO
 
 export { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, isLoopback } from "./mcp-http-defaults.js";
 import { createMcpConnection, type McpConnection, type McpServerOptions, type McpSessionFactory } from "./mcp.js";
+import { answerStateless, isStatelessRequest } from "./mcp-stateless.js";
 
 export const MCP_HTTP_PATH = "/mcp";
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -98,6 +99,12 @@ export async function serveMcpHttp(
     if (req.method !== "POST") return sendError(res, 400, -32000, "Bad request: no Mcp-Session-Id header; start with an initialize POST");
     const body = await readJsonBody(req);
     if (!body.ok) return sendError(res, body.status, body.code, body.message);
+    const protocol = req.headers["mcp-protocol-version"];
+    if (isStatelessRequest(body.value, typeof protocol === "string" ? protocol : undefined)) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(await answerStateless(runtime, options, body.value)));
+      return;
+    }
     if (!isInitializeRequest(body.value)) {
       return sendError(res, 400, -32000, "Bad request: no Mcp-Session-Id header; the first request must be initialize");
     }

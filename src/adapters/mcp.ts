@@ -65,6 +65,11 @@ const LENIENT_CALL_TOOL_REQUEST = CallToolRequestSchema.extend({
 
 const TOOL_ANNOTATIONS = { title: "Skills", readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
+/** What the server offers: the tool, the prompts, and the Skills Extension with the resources it serves files through. */
+export function mcpServerCapabilities() {
+  return { tools: { listChanged: true }, ...SKILL_PROMPTS_CAPABILITIES, ...SKILLS_EXTENSION_CAPABILITIES };
+}
+
 /** Builds the server for one connection. `sessionId` names the session (and its log file). */
 export function createMcpConnection(runtime: McpSessionFactory, options: McpServerOptions, sessionId?: string): McpConnection {
   const session = runtime.session({ ...options.session, ...(sessionId !== undefined ? { id: sessionId } : {}) });
@@ -72,7 +77,7 @@ export function createMcpConnection(runtime: McpSessionFactory, options: McpServ
   const server = new Server(
     { name: "skillport", version: options.version },
     {
-      capabilities: { tools: { listChanged: true }, ...SKILL_PROMPTS_CAPABILITIES, ...SKILLS_EXTENSION_CAPABILITIES },
+      capabilities: mcpServerCapabilities(),
       // No skills, no instructions: an empty block would only cost the client's context.
       ...(catalog !== "" ? { instructions: `${INSTRUCTIONS_PREAMBLE}\n\n${catalog}` } : {}),
     },

@@ -143,6 +143,35 @@ after(async () => server?.stop());
     }
   });
 
+test("the 2026-07-28 stateless wire: server/discover, and results with resultType and caching fields, with no session", async () => {
+  const post = async (method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> => {
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method,
+        params: { ...params, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
+      }),
+    });
+    assert.equal(response.headers.get("mcp-session-id"), null, "no session is opened");
+    return (await response.json()) as Record<string, unknown>;
+  };
+  const discover = (await post("server/discover"))["result"] as Record<string, unknown>;
+  assert.deepEqual(discover["supportedVersions"], ["2026-07-28"]);
+  assert.deepEqual((discover["capabilities"] as Record<string, unknown>)["extensions"], { [EXTENSION]: { directoryRead: true } });
+  assert.equal(discover["resultType"], "complete");
+  const list = (await post("skills/list"))["result"] as { skills: Entry[]; resultType: string; ttlMs: number; cacheScope: string };
+  assert.deepEqual(list.skills.map((e) => e.uri), ["skill://commit-message/SKILL.md", "skill://release-notes/SKILL.md"]);
+  assert.deepEqual([list.resultType, list.ttlMs, list.cacheScope], ["complete", 0, "private"]);
+  const read = (await post("resources/read", { uri: "skill://commit-message/references/examples.md" }))["result"] as Record<string, unknown>;
+  assert.equal(read["resultType"], "complete");
+  assert.equal(read["ttlMs"], 0);
+  const missing = (await post("skills/get", { uri: "skill://nope/SKILL.md" }))["error"] as { code: number };
+  assert.equal(missing.code, -32602);
+});
+
 test("one connection's scope decides what it sees; unknown and not-allowed URIs answer -32602; results say complete with caching fields", async () => {
   const root = realTempDir("skillport-ext-scope");
   makeSkill(root, "allowed-one", { files: { "references/guide.md": "guide\n" } });
