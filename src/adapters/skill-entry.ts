@@ -4,7 +4,8 @@
  * exactly as parsed (no trimming, no normalising, no lenient retry), because clients parse
  * SKILL.md themselves and refuse a skill whose entry differs. A skill the extension's own entry
  * rules would reject (the official SDK's validators: name, description, compatibility,
- * `metadata` of strings, a URI that round-trips, at most 512 files and 16 MiB) is not published;
+ * `metadata` of strings, a URI that round-trips, at most 512 files and 16 MiB, and a package the
+ * resource listing holds whole) is not published;
  * the reason comes back instead, so one such skill never breaks a client's whole listing.
  * Every byte is read through the package layer's confined read.
  */
