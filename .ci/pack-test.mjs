@@ -32,7 +32,7 @@ try {
   step("npm pack");
   const packed = JSON.parse(run(npm, ["pack", "--json", "--pack-destination", work], repo).stdout.slice(0))[0];
   const files = packed.files.map((f) => f.path);
-  const required = ["LICENSE", "README.md", "package.json", "dist/src/cli/main.js", "dist/src/index.js", "dist/src/index.d.ts", "dist/src/adapters/ai-sdk.js", "examples/skills/release-notes/SKILL.md"];
+  const required = ["LICENSE", "README.md", "package.json", "dist/src/cli/main.js", "dist/src/index.js", "dist/src/index.d.ts", "dist/src/mcp.js", "dist/src/adapters/ai-sdk.js", "examples/skills/release-notes/SKILL.md"];
   for (const file of required) if (!files.includes(file)) fail(`the tarball lacks ${file}`);
   const stray = files.filter((f) => f.endsWith(".map") || f.endsWith(".ts") && !f.endsWith(".d.ts") || f.startsWith("test/") || f.startsWith("src/") || f === "examples/demo.ts");
   if (stray.length > 0) fail(`the tarball ships files that do not run from it: ${stray.join(", ")}`);
@@ -53,7 +53,7 @@ try {
   const names = list.skills.map((s) => s.name).sort();
   if (names.join(",") !== "commit-message,http-smoke-test,release-notes") fail(`list found ${names.join(", ")}`);
 
-  step("MCP tools/list over stdio, and the library's entry points");
+  step("MCP tools/list over stdio, and the library's entry points (skillport, skillport/mcp)");
   fs.writeFileSync(
     path.join(project, "probe.mjs"),
     `
@@ -76,6 +76,18 @@ const session = runtime.session({ log: false });
 const loaded = await session.call({ name: "release-notes" });
 if (!loaded.ok || loaded.data.status !== "loaded") throw new Error("activation: " + JSON.stringify(loaded));
 session.close();
+
+// The MCP server as a library (skillport/mcp), with the option that withholds the tool.
+const { serveMcpHttp } = await import("skillport/mcp");
+const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+const http = await serveMcpHttp(runtime, { session: { log: false }, version: "0.0.0", log: () => {}, hideToolFromExtensionClients: true }, { port: 0 });
+const host = new Client({ name: "pack-probe-host", version: "1.0.0" }, { capabilities: { extensions: { "io.modelcontextprotocol/skills": {} } } });
+await host.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+if ((await host.listTools()).tools.length !== 0) throw new Error("the tool was offered to an extension client");
+const resources = (await host.listResources()).resources.map((r) => r.uri);
+if (!resources.includes("skill://release-notes/SKILL.md")) throw new Error("resources/list: " + JSON.stringify(resources));
+await host.close();
+await http.close();
 await runtime.close();
 console.log("ok");
 `,
