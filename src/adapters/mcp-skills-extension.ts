@@ -59,9 +59,13 @@ const ReadDirectoryRequest = z.object({
 
 /** One digest cache per process: files are the same files whichever connection asks. */
 const digests = new DigestCache();
+/**
+ * Why each left-out skill (by directory) was last reported, per process: a server with many
+ * connections says it once, and again only when the reason changes.
+ */
+const reported = new Map<string, string>();
 
 export function attachSkillsExtension(server: Server, source: SkillsExtensionSource): SkillsExtension {
-  const reported = new Map<string, string>();
 
   /** The entry of one skill, or null (reported) when the extension does not publish it. */
   const serve = async (skill: RegisteredSkill): Promise<ServedSkill | null> => {

@@ -12,6 +12,7 @@ import { createMcpConnection, mcpServerCapabilities, type McpServerOptions, type
 
 export const STATELESS_PROTOCOL_VERSION = "2026-07-28";
 const PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities";
 const CACHEABLE = new Set([
   "server/discover",
   "tools/list",
@@ -56,7 +57,9 @@ export async function answerStateless(runtime: McpSessionFactory, options: McpSe
       },
     } as JSONRPCMessage;
   }
-  const connection = createMcpConnection(runtime, { ...options, session: { ...options.session, log: false } });
+  const meta = request.params?.["_meta"] as Record<string, unknown> | undefined;
+  const declared = meta?.[CLIENT_CAPABILITIES_META] as { extensions?: Record<string, unknown> } | undefined;
+  const connection = createMcpConnection(runtime, { ...options, session: { ...options.session, log: false } }, undefined, declared);
   const [client, server] = InMemoryTransport.createLinkedPair();
   try {
     await connection.server.connect(server);

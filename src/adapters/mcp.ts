@@ -71,7 +71,13 @@ export function mcpServerCapabilities() {
 }
 
 /** Builds the server for one connection. `sessionId` names the session (and its log file). */
-export function createMcpConnection(runtime: McpSessionFactory, options: McpServerOptions, sessionId?: string): McpConnection {
+export function createMcpConnection(
+  runtime: McpSessionFactory,
+  options: McpServerOptions,
+  sessionId?: string,
+  /** Capabilities the client declared outside `initialize` (the stateless wire's per-request `_meta`). */
+  declaredClientCapabilities?: { extensions?: Record<string, unknown> },
+): McpConnection {
   const session = runtime.session({ ...options.session, ...(sessionId !== undefined ? { id: sessionId } : {}) });
   const catalog = session.catalogText();
   const server = new Server(
@@ -85,7 +91,8 @@ export function createMcpConnection(runtime: McpSessionFactory, options: McpServ
 
   // Declared by the client in `initialize`, so known before any request that depends on it.
   const toolWithheld = (): boolean =>
-    options.hideToolFromExtensionClients === true && server.getClientCapabilities()?.extensions?.[SKILLS_EXTENSION_ID] !== undefined;
+    options.hideToolFromExtensionClients === true &&
+    (server.getClientCapabilities() ?? declaredClientCapabilities)?.extensions?.[SKILLS_EXTENSION_ID] !== undefined;
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolWithheld() ? [] : toolsOf(runtime, session, options) }));
 
   const usable = (): RegisteredSkill[] => usableSkills(runtime, scopeOf(options.session));

@@ -144,7 +144,7 @@ after(async () => server?.stop());
   });
 
 test("the 2026-07-28 stateless wire: server/discover, and results with resultType and caching fields, with no session", async () => {
-  const post = async (method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> => {
+  const post = async (method: string, params: Record<string, unknown> = {}, capabilities: Record<string, unknown> = {}): Promise<Record<string, unknown>> => {
     const response = await fetch(server.url, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28" },
@@ -152,7 +152,7 @@ test("the 2026-07-28 stateless wire: server/discover, and results with resultTyp
         jsonrpc: "2.0",
         id: 7,
         method,
-        params: { ...params, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } },
+        params: { ...params, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": capabilities } },
       }),
     });
     assert.equal(response.headers.get("mcp-session-id"), null, "no session is opened");
@@ -170,6 +170,9 @@ test("the 2026-07-28 stateless wire: server/discover, and results with resultTyp
   assert.equal(read["ttlMs"], 0);
   const missing = (await post("skills/get", { uri: "skill://nope/SKILL.md" }))["error"] as { code: number };
   assert.equal(missing.code, -32602);
+  const toolsFor = async (capabilities: Record<string, unknown>) => ((await post("tools/list", {}, capabilities))["result"] as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+  assert.deepEqual(await toolsFor({ extensions: { [EXTENSION]: {} } }), [], "a stateless client declaring the extension in _meta is not offered the tool");
+  assert.deepEqual(await toolsFor({}), ["skill"]);
 });
 
 test("one connection's scope decides what it sees; unknown and not-allowed URIs answer -32602; results say complete with caching fields", async () => {
