@@ -22,6 +22,8 @@ export interface SessionLog {
   sync(): Diagnostic | null;
   /** Flushes and releases the file; a later append reopens it. */
   close(): Diagnostic | null;
+  /** The in-memory log's records (the newest, within its bounds); absent for a file log, which is read back instead. */
+  held?(): SessionRecord[];
 }
 
 export interface LogReadResult {
@@ -59,13 +61,42 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** A log that keeps nothing beyond what the session holds in memory. */
-export function memoryLog(): SessionLog {
+/** Newest records the in-memory log keeps, at most. */
+export const MEMORY_LOG_MAX_RECORDS = 1000;
+/** Characters of JSON the in-memory log keeps, at most (the newest record is kept whatever its size). */
+export const MEMORY_LOG_MAX_CHARS = 8 * 1024 * 1024;
+
+/**
+ * The log of a session that has no file: its newest records, as JSON text, within a count and a
+ * size bound. A live session holds no records of its own (a `{}` listing of 10,000 skills is
+ * ~3 MB of envelope), so without bounds here memory would grow with every call. Text, because
+ * it is compact, its size is known exactly, and a record read back is a copy no caller can
+ * change under the log.
+ */
+export function memoryLog(maxRecords = MEMORY_LOG_MAX_RECORDS, maxChars = MEMORY_LOG_MAX_CHARS): SessionLog {
+  const lines: string[] = [];
+  let first = 0;
+  let chars = 0;
   return {
     path: null,
-    append: () => null,
+    append(record) {
+      const line = JSON.stringify(record);
+      lines.push(line);
+      chars += line.length;
+      while (lines.length - first > 1 && (lines.length - first > maxRecords || chars > maxChars)) {
+        chars -= lines[first]!.length;
+        lines[first++] = "";
+      }
+      // Compact now and then, so the array of dropped slots does not grow either.
+      if (first > 1024 && first * 2 > lines.length) {
+        lines.splice(0, first);
+        first = 0;
+      }
+      return null;
+    },
     sync: () => null,
     close: () => null,
+    held: () => lines.slice(first).map((line) => JSON.parse(line) as SessionRecord),
   };
 }
 

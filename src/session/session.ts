@@ -4,6 +4,7 @@
  * the pinned catalog — plus the durable log those are rebuilt from.
  */
 import { randomUUID } from "node:crypto";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Scope, ScopedRegistry, SkillInfo } from "../access/types.js";
 import type { Diagnostic } from "../package/diagnostic.js";
@@ -31,7 +32,7 @@ import type {
 } from "./records.js";
 import { selectSkills } from "./selection.js";
 import { activeInOrder, applyRecord, emptyState, isAlreadyActive } from "./state.js";
-import { statsFromRecords, type SkillStats } from "./stats.js";
+import { StatsCounter, type SkillStats } from "./stats.js";
 
 export interface SessionHost {
   resolveRegistry(scope: Scope): ScopedRegistry;
@@ -117,6 +118,11 @@ export interface Session {
    * (the MCP server's `tools/list`). The same text `catalogText()` pins when asked now.
    */
   currentCatalogText(): string;
+  /**
+   * This conversation's records as its log holds them: read back from a file log (the whole
+   * conversation, restored part included); from the in-memory log, its newest records within
+   * `MEMORY_LOG_MAX_RECORDS` and `MEMORY_LOG_MAX_CHARS`.
+   */
   history(): readonly SessionRecord[];
   stats(): SkillStats[];
   /** Log read and write problems; none of them cost session state. */
@@ -187,7 +193,9 @@ export function createSession(host: SessionHost, options: SessionOptions = {}): 
   const namedFile = typeof options.log === "string" && logPath === path.resolve(host.cwd, options.log);
   const restoreOptions = options.id === undefined && namedFile ? options : { ...options, id };
   if (options.restore) return restoreSession(host, logPath, restoreOptions);
-  return openSession(host, settingsOf({ ...options, id }, undefined), fileLog(logPath), [], []);
+  // A new conversation on an existing log: its history starts after the records already there.
+  const earlier = fs.existsSync(logPath) ? readSessionLog(logPath).records.length : 0;
+  return openSession(host, settingsOf({ ...options, id }, undefined), fileLog(logPath), [], [], earlier);
 }
 
 /**
@@ -228,13 +236,16 @@ function openSession(
   log: SessionLog,
   replay: readonly SessionRecord[],
   initialDiagnostics: readonly Diagnostic[],
+  historyStart = 0,
 ): Session {
   const state = emptyState();
-  const records: SessionRecord[] = [];
+  // No list of records: statistics are counted as records arrive, and the history is the log's
+  // (SESSION.md), so a long conversation's envelopes are not all kept in memory.
+  const counter = new StatsCounter();
   const diagnostics: Diagnostic[] = [...initialDiagnostics];
   for (const record of replay) {
     applyRecord(state, record);
-    records.push(record);
+    counter.add(record);
   }
   let nextSeq = replay.reduce((next, record) => (record.type === "call" ? Math.max(next, record.seq + 1) : next), 0);
   let nextCheckpoint = replay.reduce(
@@ -271,7 +282,7 @@ function openSession(
   let holding = replay.length === 0;
 
   function write(record: SessionRecord, sync = false): void {
-    records.push(record);
+    counter.add(record);
     applyRecord(state, record);
     if (holding && (record.type === "session" || record.type === "catalog")) {
       held.push(record);
@@ -418,8 +429,11 @@ function openSession(
       return state.catalog ?? "";
     },
     currentCatalogText: currentCatalog,
-    history: () => [...records],
-    stats: () => statsFromRecords(records),
+    history() {
+      const logged = log.held ? log.held() : log.path !== null ? readSessionLog(log.path).records.slice(historyStart) : [];
+      return [...logged, ...held];
+    },
+    stats: () => counter.snapshot(),
     diagnostics: () => [...diagnostics],
     close() {
       closed = true;

@@ -47,24 +47,39 @@ function entry(table: Map<string, SkillStats>, name: string): SkillStats {
   return stats;
 }
 
-/** Per-skill statistics of one session's records, sorted by name. */
-export function statsFromRecords(records: readonly SessionRecord[]): SkillStats[] {
-  const table = new Map<string, SkillStats>();
-  for (const record of records) {
-    if (record.type !== "call" || !record.envelope.ok) continue;
+/**
+ * Statistics kept as records arrive, so a live session counts every call without keeping the
+ * records themselves.
+ */
+export class StatsCounter {
+  private readonly table = new Map<string, SkillStats>();
+
+  add(record: SessionRecord): void {
+    if (record.type !== "call" || !record.envelope.ok) return;
     const data = record.envelope.data as { name?: unknown; status?: unknown };
-    if (typeof data.name !== "string") continue;
+    if (typeof data.name !== "string") return;
     let counted = true;
-    if (activationFromEnvelope(record.envelope)) entry(table, data.name).activations += 1;
-    else if (data.status === "already_active") entry(table, data.name).refusedReactivations += 1;
-    else if (data.status === "file_loaded") entry(table, data.name).fileReads += 1;
+    if (activationFromEnvelope(record.envelope)) entry(this.table, data.name).activations += 1;
+    else if (data.status === "already_active") entry(this.table, data.name).refusedReactivations += 1;
+    else if (data.status === "file_loaded") entry(this.table, data.name).fileReads += 1;
     else counted = false;
     if (counted) {
-      const stats = entry(table, data.name);
+      const stats = entry(this.table, data.name);
       stats.lastUse = later(stats.lastUse, record.time);
     }
   }
-  return byName(table);
+
+  /** Per-skill statistics so far, sorted by name; copies. */
+  snapshot(): SkillStats[] {
+    return byName(this.table).map((stats) => ({ ...stats }));
+  }
+}
+
+/** Per-skill statistics of one session's records, sorted by name. */
+export function statsFromRecords(records: readonly SessionRecord[]): SkillStats[] {
+  const counter = new StatsCounter();
+  for (const record of records) counter.add(record);
+  return counter.snapshot();
 }
 
 /** Sums statistics of several sessions. */

@@ -4,6 +4,7 @@ import * as path from "node:path";
 import { describe, it } from "node:test";
 import type { Envelope, LoadedData } from "../../src/tool/envelope.js";
 import type { SkillSpec } from "../support/skill-spec.js";
+import { MEMORY_LOG_MAX_RECORDS, memoryLog } from "../../src/session/log.js";
 import { runtimeOver, sessionOver } from "./host.js";
 
 function statusOf(envelope: Envelope): string | undefined {
@@ -425,5 +426,44 @@ describe("session tool", () => {
     const logged = fs.readFileSync(logFile, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { type: string });
     assert.equal(logged.filter((record) => record.type === "call").length, cases.length);
     assert.deepEqual(session.diagnostics(), []);
+  });
+});
+
+describe("bounded memory", () => {
+  it("an in-memory session keeps its newest records within the bounds while statistics count every call", async () => {
+    const { runtime, cwd } = await runtimeOver({ alpha: {}, beta: {} });
+    const session = runtime.session({ log: false });
+    const calls = 10_000;
+    for (let i = 0; i < calls; i++) await session.call(i % 2 === 0 ? {} : { name: "alpha" }, { toolCallId: `c${i}` });
+    const history = session.history();
+    // Exactly at the bound: the newest MEMORY_LOG_MAX_RECORDS records, oldest dropped.
+    assert.equal(history.length, MEMORY_LOG_MAX_RECORDS);
+    const last = history.at(-1)!;
+    assert.ok(last.type === "call" && last.toolCallId === `c${calls - 1}`);
+    const first = history[0]!;
+    assert.ok(first.type === "call" && first.toolCallId === `c${calls - MEMORY_LOG_MAX_RECORDS}`);
+    const alpha = session.stats().find((stats) => stats.name === "alpha")!;
+    assert.equal(alpha.activations + alpha.refusedReactivations, calls / 2);
+    assert.deepEqual(session.loaded(), ["alpha"]);
+
+    // A file log keeps everything on disk, and the history is read back from it.
+    const fileSession = runtime.session({ log: path.join(cwd, "long.jsonl") });
+    for (let i = 0; i < 1_500; i++) await fileSession.call({}, { toolCallId: `f${i}` });
+    assert.equal(fileSession.history().filter((record) => record.type === "call").length, 1_500);
+    fileSession.close();
+  });
+
+  it("the in-memory log holds the records of one more call past its bounds no longer, whatever their size", () => {
+    const log = memoryLog(3, 1_000);
+    const record = (text: string) => ({ type: "catalog" as const, time: "t", text });
+    for (const text of ["a", "b", "c"]) log.append(record(text));
+    assert.deepEqual(log.held!().map((r) => (r.type === "catalog" ? r.text : "")), ["a", "b", "c"]);
+    log.append(record("d"));
+    assert.deepEqual(log.held!().map((r) => (r.type === "catalog" ? r.text : "")), ["b", "c", "d"]);
+    // Past the size bound older records go; the newest stays even when it alone is larger.
+    log.append(record("x".repeat(960)));
+    assert.deepEqual(log.held!().map((r) => (r.type === "catalog" ? r.text.length : 0)), [960]);
+    log.append(record("y".repeat(5_000)));
+    assert.deepEqual(log.held!().map((r) => (r.type === "catalog" ? r.text.length : 0)), [5_000]);
   });
 });
