@@ -185,8 +185,10 @@ function commonKey(text: string, from: number, end: number): string | undefined 
 
 /** What a regex `.` does not match, besides the `\n` that ends a line. */
 const NOT_DOT = /[\r\u2028\u2029]/;
-// Plain scalars that the core schema would read as something other than a string.
-const NON_STRING = /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|[-+]?[0-9.][\s\S]*)$/;
+// Plain scalars that the core schema reads as something other than a string: exactly its null,
+// boolean, integer and float patterns, so `version: 1.2.0` (a string to it) stays on this tier.
+const NON_STRING =
+  /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)$/;
 const BLOCK_HEADER = /^([|>])(-?)$/;
 
 /** Nesting the fast tier reads itself; deeper documents go to the full parser. */

@@ -183,7 +183,7 @@ const realScalar = fc.oneof(
   fc.array(word, { minLength: 1, maxLength: 6 }).map((w) => w.join(" ")),
   oddText.map((s) => JSON.stringify(s)),
   oddText.map((s) => `'${s.replace(/'/g, "''")}'`),
-  fc.constantFrom("1.0", "true", "null", "~", "2026-01-01", "a: b", "x # y", "-x", "- x", "[a]", "{a: b}", "'a' b", "\"a\" b", "*ref", "&a x", "!tag x", "a,b", "a]", "#c"),
+  fc.constantFrom("1.0", "1.2.0", "0x1F", "0x1g", "0o17", "0o8", "1e5", "1E+5", "+.5", "-1.", "08", "1_000", "0b1", ".5e3", "1.2.3e4", "+", "-.inf", "+.NaN", "true", "null", "~", "2026-01-01", "a: b", "x # y", "-x", "- x", "[a]", "{a: b}", "'a' b", "\"a\" b", "*ref", "&a x", "!tag x", "a,b", "a]", "#c"),
 );
 const flowItem = fc.oneof(word, oddText.map((s) => JSON.stringify(s)), oddText.map((s) => `'${s.replace(/'/g, "''")}'`), fc.constantFrom("", " ", "a b", "1", "a: b", "{a: b}", "[x]", "\"x\" y"));
 const flowList = fc
