@@ -1,17 +1,37 @@
 import { Command, CommanderError } from "commander";
 import type { CommandHost } from "./command-host.js";
-import { registerDoctorCommand } from "./commands/doctor.js";
-import { registerListCommand } from "./commands/list.js";
-import { registerMcpCommand } from "./commands/mcp.js";
-import { registerPromptCommand } from "./commands/prompt.js";
-import { registerReadCommand } from "./commands/read.js";
-import { registerShowCommand } from "./commands/show.js";
-import { registerStatsCommand } from "./commands/stats.js";
-import { registerValidateCommand } from "./commands/validate.js";
 import { reportFailure } from "./error-report.js";
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from "./exit.js";
 import { processOutput, type CliOutput } from "./output.js";
 import { packageVersion } from "./version.js";
+
+type Register = (program: Command, host: CommandHost) => void;
+
+/**
+ * Each command's module, loaded only when needed: a run names one command, and loading every
+ * command's module (and what each imports) was a third of what starting `skillport list` cost.
+ * In the order `--help` lists them.
+ */
+const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
+  ["list", async () => (await import("./commands/list.js")).registerListCommand],
+  ["show", async () => (await import("./commands/show.js")).registerShowCommand],
+  ["read", async () => (await import("./commands/read.js")).registerReadCommand],
+  ["validate", async () => (await import("./commands/validate.js")).registerValidateCommand],
+  ["prompt", async () => (await import("./commands/prompt.js")).registerPromptCommand],
+  ["doctor", async () => (await import("./commands/doctor.js")).registerDoctorCommand],
+  ["stats", async () => (await import("./commands/stats.js")).registerStatsCommand],
+  ["mcp", async () => (await import("./commands/mcp.js")).registerMcpCommand],
+];
+
+/**
+ * The commands a run needs registered: the one it names as its first word, or every one when it
+ * names none it knows (`--help`, `help list`, a typo that deserves a suggestion).
+ */
+function commandsFor(argv: readonly string[]): ReadonlyArray<readonly [string, () => Promise<Register>]> {
+  const first = argv.find((arg) => !arg.startsWith("-"));
+  const named = COMMANDS.find(([name]) => name === first);
+  return named ? [named] : COMMANDS;
+}
 
 /** Parses `argv` (without the node and script entries), runs the command, and returns its exit code. */
 export async function runCli(argv: string[], out: CliOutput = processOutput): Promise<ExitCode> {
@@ -36,14 +56,8 @@ export async function runCli(argv: string[], out: CliOutput = processOutput): Pr
     .showHelpAfterError("(add --help for usage)")
     .showSuggestionAfterError(true);
 
-  registerListCommand(program, host);
-  registerShowCommand(program, host);
-  registerReadCommand(program, host);
-  registerValidateCommand(program, host);
-  registerPromptCommand(program, host);
-  registerDoctorCommand(program, host);
-  registerStatsCommand(program, host);
-  registerMcpCommand(program, host);
+  const registers = await Promise.all(commandsFor(argv).map(([, load]) => load()));
+  for (const register of registers) register(program, host);
 
   try {
     await program.parseAsync(argv, { from: "user" });
