@@ -6,11 +6,14 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import jsYaml from "js-yaml";
-import { generateTree } from "./generate-tree.js";
+import { generateTree, realShapeShares, type TreeShape } from "./generate-tree.js";
 
 export interface BenchTree {
   root: string;
   count: number;
+  shape: TreeShape;
+  /** For the real-shaped tree: the share of files with each frontmatter shape. */
+  shapeShares: Record<string, number> | null;
   /** Directories that directly hold skills; each is one source. */
   groups: string[];
   skillDirs: string[];
@@ -26,8 +29,8 @@ export interface BenchTree {
  */
 export const SKILLS_PER_GROUP = 1000;
 
-export function createBenchTree(root: string, count: number): BenchTree {
-  const generated = generateTree(root, { count, perGroup: SKILLS_PER_GROUP });
+export function createBenchTree(root: string, count: number, shape: TreeShape = "simple"): BenchTree {
+  const generated = generateTree(root, { count, perGroup: SKILLS_PER_GROUP, shape });
   const skillFiles = generated.skillDirs.map((dir) => path.join(dir, "SKILL.md"));
   const reference: Record<string, string> = {};
   for (const file of skillFiles) {
@@ -41,6 +44,8 @@ export function createBenchTree(root: string, count: number): BenchTree {
   return {
     root,
     count,
+    shape,
+    shapeShares: shape === "real" ? realShapeShares(skillFiles) : null,
     groups: generated.groups,
     skillDirs: generated.skillDirs,
     skillFiles,

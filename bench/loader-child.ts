@@ -51,6 +51,9 @@ async function loaderById(id: string): Promise<LoaderDefinition | undefined> {
   return PEER_LOADERS.find((loader) => loader.id === id);
 }
 
+/** About how long one loader's timed loads may take in all. */
+const LOADER_TIME_BUDGET_MS = 6000;
+
 /** The floor, timed here: read every SKILL.md of the tree and nothing else. */
 function floorMs(tree: BenchTree): number {
   const start = performance.now();
@@ -70,7 +73,9 @@ async function timeLoads(
   await warm!.release?.();
   const result: TimedRun[] = [];
   let found = 0;
-  for (let i = 0; i < runs; i++) {
+  // A slow loader gets fewer timed loads (never under three), so one run of the bench stays minutes long.
+  const count = Math.min(runs, Math.max(3, Math.ceil(LOADER_TIME_BUDGET_MS / Math.max(1, first.ms))));
+  for (let i = 0; i < count; i++) {
     let loaded: LoadedCatalog | undefined;
     pairedFloorMs.push(floorMs(tree));
     result.push(await timed(async () => void (loaded = await load(tree))));

@@ -80,6 +80,18 @@ export const OWN_LOADERS: LoaderDefinition[] = [
   yamlFloor("floor-js-yaml", "floor + js-yaml 4.3.2 parse", (text) => jsYaml.load(text)),
   yamlFloor("floor-yaml", "floor + yaml 2.9.1 parse", (text) => parseYaml(text)),
   {
+    ...yamlFloor("floor-own-yaml", "floor + skillport's YAML (fast tier, `yaml` for the rest)", () => null),
+    async prepare() {
+      const { parseYaml: ownParse } = (await import(new URL("../dist/src/package/yaml.js", import.meta.url).href)) as typeof import("../src/package/yaml.js");
+      const parse = (text: string) => {
+        const result = ownParse(text);
+        if (!result.ok) throw new Error(result.message);
+        return result.value;
+      };
+      return yamlFloor("floor-own-yaml", "", parse).prepare();
+    },
+  },
+  {
     id: "skillport",
     label: "**skillport cold load** (`createSkillRuntime`)",
     what: "walks every source, stats, reads and parses each SKILL.md with validation and diagnostics, ranks, builds the snapshot",

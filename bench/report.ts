@@ -4,12 +4,20 @@
  * operations across sizes, and what every row measures. Everything printed is from this run.
  */
 import type { LoaderOutcome } from "./loader-child.js";
+import type { FreshProcessOutcome, PairedSample } from "./fresh-process.js";
+import type { TreeShape } from "./generate-tree.js";
 import type { McpRoundTrips } from "./mcp-roundtrip.js";
 import { summarise, type Summary } from "./measure.js";
 import type { OperationId, OperationsOutcome } from "./skillport-ops.js";
 
 export interface SizeResult {
   count: number;
+  /** Absent in older results: the simple tree. */
+  shape?: TreeShape;
+  shapeShares?: Record<string, number> | null;
+  fresh?: FreshProcessOutcome | { error: string };
+  /** Lines from further bench modules (run.ts `EXTRA_MODULES`). */
+  extra?: Array<{ id: string; title: string; lines: string[]; error?: string }>;
   groups: number;
   skillFileBytes: number;
   loaders: LoaderOutcome[];
@@ -30,6 +38,7 @@ export interface BenchRun {
   /** Processes per loader for trees under 10,000 skills (one from there); absent in older results. */
   processes?: number;
   samples: number;
+  freshRuns?: number;
   durationSeconds: number;
   /** Why the peers could not be measured at all, when they could not. */
   peersProblem: string | null;
@@ -116,8 +125,23 @@ function verdict(ok: boolean): string {
 }
 
 function sizeLabel(result: SizeResult): string {
-  return thousands(result.count);
+  return `${thousands(result.count)} ${result.shape ?? "simple"}`;
 }
+
+/** Median over runs of each run over the floor taken next to it. */
+function pairedSampleRatio(sample: PairedSample): number {
+  const ratios = sample.ms.map((value, i) => value / sample.floorMs[i]!).filter((r) => Number.isFinite(r));
+  return ratios.length > 0 ? summarise(ratios).median : Number.NaN;
+}
+
+function freshOf(result: SizeResult): FreshProcessOutcome | null {
+  return result.fresh && !("error" in result.fresh) ? result.fresh : null;
+}
+
+const SHAPE_TITLES: Record<TreeShape, string> = {
+  simple: "simple generated tree",
+  real: "real-shaped tree",
+};
 
 /** A peer's id, with how many descriptions it got right when that is not all of them. */
 function peerWithAccuracy(result: SizeResult): (loader: LoaderOutcome) => string {
@@ -189,7 +213,66 @@ function targetRows(run: BenchRun): string[] {
       } per 1,000; peak RSS ${(ours.peakRssBytes / MB).toFixed(0)} MB, of which ${((ours.peakRssBytes - ours.rssBeforeBytes) / MB / perThousand).toFixed(1)} MB per 1,000 above the process before loading | stated |`,
     );
   }
+  rows.push(...freshTargetRows(run));
   return rows;
+}
+
+/** The fresh-process targets: real-shaped loads, whole-process `list --json`, MCP start. */
+function freshTargetRows(run: BenchRun): string[] {
+  const rows: string[] = [];
+  const real = run.results.filter((r) => r.shape === "real" && r.loaders.some((l) => l.id === "skillport" && !l.skipped));
+  const real10k = real.find((r) => r.count === 10_000);
+  if (real10k) {
+    const ours = real10k.loaders.find((l) => l.id === "skillport")!;
+    const same = pairedRatio(ours);
+    const first = pairedFirstRatio(ours);
+    rows.push(`| real-shaped tree, 10,000 skills, same process ≤ 2.0× the floor | ${same.toFixed(2)}× | ${verdict(same <= 2)} |`);
+    rows.push(`| real-shaped tree, 10,000 skills, first load in a fresh process ≤ 2.5× | ${first.toFixed(2)}× | ${verdict(first <= 2.5)} |`);
+  }
+  for (const [count, limit] of [[10_000, 1.8], [1000, 1.5]] as const) {
+    const results = run.results.filter((r) => r.count === count && freshOf(r));
+    if (results.length === 0) continue;
+    const values = results.map((r) => ({ r, value: pairedSampleRatio(freshOf(r)!.list) }));
+    rows.push(
+      `| whole-process \`list --json\` at ${thousands(count)} ≤ ${limit}× a floor script that walks and reads every SKILL.md | ${values.map(({ r, value }) => `${sizeLabel(r)}: ${value.toFixed(2)}×`).join("; ")} | ${verdict(values.every((v) => v.value <= limit))} |`,
+    );
+  }
+  const mcp = run.results.filter((r) => r.count === 10_000 && freshOf(r));
+  if (mcp.length > 0) {
+    const values = mcp.map((r) => ({ r, value: pairedSampleRatio(freshOf(r)!.mcp) }));
+    rows.push(
+      `| MCP spawn → first \`tools/list\` at 10,000 ≤ 2× a minimal SDK server reading the same files | ${values.map(({ r, value }) => `${sizeLabel(r)}: ${value.toFixed(2)}×`).join("; ")} | ${verdict(values.every((v) => v.value <= 2))} |`,
+    );
+  }
+  return rows;
+}
+
+function freshTable(run: BenchRun): string[] {
+  const lines = [
+    "| tree | `list --json` fresh: ms (floor ms) · ratio | warm, in a running process: ms (floor ms) · ratio | MCP spawn → first `tools/list`: ms (floor ms) · ratio | warm: another `tools/list` ms (floor ms) · ratio |",
+    "|---|---|---|---|---|",
+  ];
+  const cell = (sample: PairedSample) =>
+    `${ms(summarise(sample.ms).median)} (${ms(summarise(sample.floorMs).median)}) · ${pairedSampleRatio(sample).toFixed(2)}×`;
+  for (const r of run.results) {
+    const fresh = freshOf(r);
+    if (!fresh) {
+      lines.push(`| ${sizeLabel(r)} | failed: ${r.fresh && "error" in r.fresh ? r.fresh.error : "not run"} | | | |`);
+      continue;
+    }
+    lines.push(`| ${sizeLabel(r)} | ${cell(fresh.list)} | ${cell(fresh.listWarm)} | ${cell(fresh.mcp)} | ${cell(fresh.mcpWarm)} |`);
+  }
+  return lines;
+}
+
+function extraSections(run: BenchRun): string[] {
+  const lines: string[] = [];
+  for (const r of run.results) {
+    for (const extra of r.extra ?? []) {
+      lines.push(`### ${extra.title}, ${sizeLabel(r)}`, "", ...(extra.error ? [`Failed: ${extra.error}`] : extra.lines), "");
+    }
+  }
+  return lines;
 }
 
 /**
@@ -206,8 +289,16 @@ function loaderTable(result: SizeResult): string[] {
   const floor = floorOf(result);
   const perThousand = result.count / 1000;
   const lines = [
-    `### ${thousands(result.count)} skills (${result.groups} source${result.groups === 1 ? "" : "s"}, ${(result.skillFileBytes / 1e6).toFixed(1)} MB of SKILL.md)`,
+    `### ${thousands(result.count)} skills, ${SHAPE_TITLES[result.shape ?? "simple"]} (${result.groups} source${result.groups === 1 ? "" : "s"}, ${(result.skillFileBytes / 1e6).toFixed(1)} MB of SKILL.md)`,
     "",
+    ...(result.shapeShares
+      ? [
+          `Share of files with each frontmatter shape: ${Object.entries(result.shapeShares)
+            .map(([shape, share]) => `${shape} ${(share * 100).toFixed(0)}%`)
+            .join(", ")}.`,
+          "",
+        ]
+      : []),
     "| loader | median ms (min–max) | × floor | × floor, same process | first load in a fresh process ms | skills found | right descriptions | largest event-loop delay ms, median run (worst) | peak RSS MB | retained heap MB per 1,000 skills |",
     "|---|---|---|---|---|---|---|---|---|---|",
   ];
@@ -249,7 +340,7 @@ const OPERATION_ROWS: Array<{ id: OperationId; label: string; wholeTree: boolean
 ];
 
 function operationsTable(run: BenchRun): string[] {
-  const header = `| operation | ${run.results.map((r) => `${thousands(r.count)} skills`).join(" | ")} |`;
+  const header = `| operation | ${run.results.map((r) => `${sizeLabel(r)}`).join(" | ")} |`;
   const lines = [header, `|---|${run.results.map(() => "---").join("|")}|`];
   for (const row of OPERATION_ROWS) {
     const cells = run.results.map((r) => {
@@ -314,6 +405,20 @@ export function renderReport(run: BenchRun): string {
     "keeps that drift out of the ratio. The targets above use the paired ratio, for peers as for skillport.",
     "",
     ...run.results.flatMap((r) => [...loaderTable(r), ""]),
+    "## A fresh process",
+    "",
+    "What a user waits for when a command or a server starts: the whole process, from spawn to",
+    "exit (`list --json`) or to the first `tools/list` answer (the MCP server over stdio), each",
+    "against a floor spawned alternately with it in the same run: a plain Node script that walks",
+    "each source and reads every SKILL.md and prints JSON (`bench/floor-list.mjs`), and a minimal",
+    "MCP SDK server that reads the same files before it answers (`bench/minimal-mcp-server.mjs`).",
+    "Ratios are the median of each run over the floor run next to it. Warm: the same `list` again",
+    "through the CLI's entry point in a running process (against the floor's work in that",
+    "process), and another `tools/list` on the open connection.",
+    "",
+    ...freshTable(run),
+    "",
+    ...extraSections(run),
     "## skillport operations",
     "",
     "Median ms (min–max); whole-tree operations also as a ratio to the floor of the same size.",
@@ -323,7 +428,7 @@ export function renderReport(run: BenchRun): string {
     "## What each row measures",
     "",
     "- **floor**: `readFileSync` of every SKILL.md from a known list; nothing else (no directory walk, no parse). The physical lower bound of loading.",
-    "- **floor + js-yaml / yaml**: the floor plus splitting off the frontmatter and parsing it with the named parser; no validation, no diagnostics.",
+    "- **floor + js-yaml / yaml / skillport's YAML**: the floor plus splitting off the frontmatter and parsing it with the named parser (skillport's: its fast tier, handing what it does not read to `yaml`); no validation, no diagnostics. On the real-shaped tree this is the parser choice the loader's speed rests on.",
     "- **skillport cold load**: `createSkillRuntime({ sources })` on a new runtime: walk every source, read and parse each SKILL.md (safe YAML, validation, diagnostics; on the main thread in time slices, with parse workers joining once the tree is large), rank by precedence, build the immutable snapshot. Timed until the promise resolves.",
     "- **unchanged rescan**: `runtime.refresh()` with nothing changed on disk: a directory walk plus `stat`s, no file re-read.",
     "- **rescan after one edit**: one SKILL.md gets a new description, then `runtime.refresh()`; the rescan must re-read that file and swap in a new snapshot (checked).",
@@ -334,7 +439,7 @@ export function renderReport(run: BenchRun): string {
     "- **largest event-loop delay**: the maximum of `monitorEventLoopDelay` (1 ms resolution) while one load runs; the middle run and the worst run are shown. A synchronous loader blocks for its whole load, so its delay is about its load time.",
     "- **peak RSS**: the loader process's `maxRSS` after all its loads (module code included: the peers' frameworks weigh in here).",
     "- **retained heap per 1,000 skills**: heap still used after GC (`--expose-gc`) while one loaded catalog is held, minus the heap before that load, scaled to 1,000 skills.",
-    "- **right descriptions**: how many skills' descriptions equal what a full YAML parser reads from the file (the generator writes plain, folded `>-` and double-quoted descriptions).",
+    "- **right descriptions**: how many skills' descriptions equal what a full YAML parser reads from the file (the simple tree has plain, folded `>-` and double-quoted descriptions; the real-shaped one every shape PERFORMANCE.md counts, in its shares).",
     "",
     "## Peers",
     "",
@@ -356,12 +461,14 @@ export function renderReport(run: BenchRun): string {
     "## Rerun",
     "",
     "```sh",
-    "npm run bench                                   # sizes 100, 1,000, 10,000; rewrites this file",
+    "npm run bench                                   # both trees at 1,000 and 10,000; rewrites this file",
     "npm run bench -- --sizes 1000 --runs 3 --no-write   # a quick look, printed only",
+    "npm run bench -- --sizes 100,1000 --shapes real     # the real-shaped tree only",
     "npm run bench -- --no-peers                     # skillport and the floors only",
     "```",
     "",
-    "Options: `--sizes a,b,c`, `--runs N` (timed loads per loader process), `--processes N` (loader",
+    "Options: `--sizes a,b,c`, `--shapes simple,real`, `--runs N` (timed loads per loader process, fewer for a loader whose",
+    "first load shows they would take over ~6 s), `--fresh-runs N` (spawns per fresh-process row), `--processes N` (loader",
     "processes pooled for trees under 10,000 skills), `--samples N` (timed calls per tool-call",
     "row), `--no-peers`, `--no-write` (print the tables, leave this file alone). Raw",
     "numbers of the last run are kept in `bench/results/latest.json` (not committed).",

@@ -1,10 +1,12 @@
 /**
- * `npm run bench`: generates skill trees of each size, times the floor, the floor plus YAML,
- * skillport and the peer loaders side by side (each in its own process), then skillport's
- * rescans, tool calls, catalog and MCP round trips; prints the Markdown report and writes it to
+ * `npm run bench`: generates skill trees of each shape (the simple generated tree, and one shaped
+ * like real skills) and size, times the floor, the floor plus each YAML parser, skillport and the
+ * peer loaders side by side (each in its own process), then what a fresh process costs (`list
+ * --json`, MCP spawn to the first `tools/list`, each against a floor), skillport's rescans, tool
+ * calls, catalog and MCP round trips; prints the Markdown report and writes it to
  * docs/BENCHMARKS.md.
  *
- *   npm run bench -- [--sizes 100,1000,10000] [--runs 21] [--processes 3] [--samples 200] [--no-peers] [--no-write]
+ *   npm run bench -- [--sizes 1000,10000] [--shapes simple,real] [--runs 11] [--processes 2] [--samples 100] [--fresh-runs 5] [--no-peers] [--no-write]
  */
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -12,7 +14,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { createBenchTree, writeTreeManifest } from "./bench-tree.js";
+import { createBenchTree, writeTreeManifest, type BenchTree } from "./bench-tree.js";
+import { measureFreshProcesses } from "./fresh-process.js";
+import type { TreeShape } from "./generate-tree.js";
 import type { LoaderOutcome } from "./loader-child.js";
 import { measureMcpRoundTrips } from "./mcp-roundtrip.js";
 import { renderReport, type BenchRun, type SizeResult } from "./report.js";
@@ -22,7 +26,7 @@ const BENCH = import.meta.dirname;
 const REPO = path.resolve(BENCH, "..");
 const PEERS_DIR = path.join(BENCH, "peers");
 const PEER_PACKAGES = ["openskills", "skills-ref", "deepagents", "@google/adk", "@mastra/core"];
-const OWN_LOADER_IDS = ["floor", "floor-js-yaml", "floor-yaml", "skillport"];
+const OWN_LOADER_IDS = ["floor", "floor-js-yaml", "floor-yaml", "floor-own-yaml", "skillport"];
 const PEER_LOADER_IDS = ["openskills", "skills-ref", "deepagents", "adk", "mastra"];
 /** No single child may hold the run hostage: a loader slower than this is reported as failed. */
 const CHILD_TIME_LIMIT_MS = 5 * 60_000;
@@ -35,10 +39,12 @@ function log(line: string): void {
 function options() {
   const { values } = parseArgs({
     options: {
-      sizes: { type: "string", default: "100,1000,10000" },
-      runs: { type: "string", default: "21" },
-      processes: { type: "string", default: "3" },
-      samples: { type: "string", default: "200" },
+      sizes: { type: "string", default: "1000,10000" },
+      shapes: { type: "string", default: "simple,real" },
+      "fresh-runs": { type: "string", default: "5" },
+      runs: { type: "string", default: "11" },
+      processes: { type: "string", default: "2" },
+      samples: { type: "string", default: "100" },
       "no-peers": { type: "boolean", default: false },
       "no-write": { type: "boolean", default: false },
     },
@@ -47,10 +53,22 @@ function options() {
   const runs = Number(values.runs);
   const processes = Number(values.processes);
   const samples = Number(values.samples);
-  if (sizes.some((n) => !Number.isInteger(n) || n < 20) || !(runs >= 1) || !Number.isInteger(processes) || processes < 1 || !(samples >= 1)) {
-    throw new Error("usage: run.ts [--sizes 100,1000,10000 (each ≥ 20)] [--runs N ≥ 1] [--processes N ≥ 1] [--samples N ≥ 1] [--no-peers] [--no-write]");
+  const freshRuns = Number(values["fresh-runs"]);
+  const shapes = values.shapes.split(",").map((s) => s.trim()) as TreeShape[];
+  if (
+    sizes.some((n) => !Number.isInteger(n) || n < 20) ||
+    shapes.some((s) => s !== "simple" && s !== "real") ||
+    !(runs >= 1) ||
+    !Number.isInteger(processes) ||
+    processes < 1 ||
+    !(samples >= 1) ||
+    !(freshRuns >= 1)
+  ) {
+    throw new Error(
+      "usage: run.ts [--sizes 1000,10000 (each ≥ 20)] [--shapes simple,real] [--runs N ≥ 1] [--processes N ≥ 1] [--samples N ≥ 1] [--fresh-runs N ≥ 1] [--no-peers] [--no-write]",
+    );
   }
-  return { sizes, runs, processes, samples, peers: !values["no-peers"], write: !values["no-write"] };
+  return { sizes, shapes, runs, processes, samples, freshRuns, peers: !values["no-peers"], write: !values["no-write"] };
 }
 
 /**
@@ -127,14 +145,31 @@ function runChild(script: string, args: string[], nodeFlags: string[] = []): Pro
   });
 }
 
-async function measureSize(count: number, settings: ReturnType<typeof options>, peersProblem: string | null): Promise<SizeResult> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), `skillport-bench-${count}-`));
+/**
+ * Further measurements run on every tree after the built-in ones (the watch set-up bench, say):
+ * each gets the tree and the run's settings and returns Markdown lines for the report, or throws
+ * with a reason the report shows.
+ */
+export interface BenchModule {
+  id: string;
+  title: string;
+  measure(tree: BenchTree, settings: ReturnType<typeof options>): Promise<string[]>;
+}
+
+const EXTRA_MODULES: BenchModule[] = [];
+
+async function measureSize(count: number, shape: TreeShape, settings: ReturnType<typeof options>, peersProblem: string | null): Promise<SizeResult> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `skillport-bench-${shape}-${count}-`));
   try {
-    log(`\n== ${count} skills: generating the tree`);
-    const tree = createBenchTree(root, count);
+    log(`\n== ${count} ${shape} skills: generating the tree`);
+    const tree = createBenchTree(root, count, shape);
     const manifest = writeTreeManifest(tree);
     const result: SizeResult = {
       count,
+      shape,
+      shapeShares: tree.shapeShares,
+      fresh: { error: "not run" },
+      extra: [],
       groups: tree.groups.length,
       skillFileBytes: tree.skillFileBytes,
       loaders: [],
@@ -142,7 +177,8 @@ async function measureSize(count: number, settings: ReturnType<typeof options>, 
       ops: {},
       mcp: { error: "not run" },
     };
-    const loaderIds = [...OWN_LOADER_IDS, ...(settings.peers && !peersProblem ? PEER_LOADER_IDS : [])];
+    // Peers on the simple tree only: they read both alike, and they are most of the run's time.
+    const loaderIds = [...OWN_LOADER_IDS, ...(settings.peers && !peersProblem && shape === "simple" ? PEER_LOADER_IDS : [])];
     const processes = processesFor(count, settings.processes);
     const outcomes = new Map<string, LoaderOutcome[]>(loaderIds.map((id) => [id, []]));
     const failed = new Map<string, string>();
@@ -174,6 +210,22 @@ async function measureSize(count: number, settings: ReturnType<typeof options>, 
     } catch (error) {
       result.mcp = { error: (error as Error).message };
     }
+
+    log("   fresh processes: list --json and MCP start against their floors");
+    try {
+      result.fresh = await measureFreshProcesses(tree, settings.freshRuns);
+    } catch (error) {
+      result.fresh = { error: (error as Error).message };
+    }
+
+    for (const module of EXTRA_MODULES) {
+      log(`   ${module.id}`);
+      try {
+        result.extra!.push({ id: module.id, title: module.title, lines: await module.measure(tree, settings) });
+      } catch (error) {
+        result.extra!.push({ id: module.id, title: module.title, lines: [], error: (error as Error).message });
+      }
+    }
     return result;
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
@@ -187,7 +239,7 @@ async function main(): Promise<void> {
   if (peersProblem) log(`peers skipped: ${peersProblem}`);
 
   const results: SizeResult[] = [];
-  for (const count of settings.sizes) results.push(await measureSize(count, settings, peersProblem));
+  for (const shape of settings.shapes) for (const count of settings.sizes) results.push(await measureSize(count, shape, settings, peersProblem));
 
   const cpus = os.cpus();
   const run: BenchRun = {
@@ -200,6 +252,7 @@ async function main(): Promise<void> {
     runs: settings.runs,
     processes: settings.processes,
     samples: settings.samples,
+    freshRuns: settings.freshRuns,
     durationSeconds: (performance.now() - started) / 1000,
     peersProblem: settings.peers ? peersProblem : "not run (`--no-peers`)",
     results,
