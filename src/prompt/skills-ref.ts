@@ -1,61 +1,58 @@
 /**
  * The reference `skills-ref to-prompt` output, byte for byte: a multi-line `<available_skills>`
  * block with each tag and value on its own line, values escaped like Python's `html.escape`,
- * the location unescaped, lines joined with "\n" and no trailing newline.
+ * the location unescaped, lines joined with "\n" and no trailing newline. Skills come in the
+ * order given, each read as the reference reads it (its strict YAML, its checks), whatever
+ * skillport's own loader thinks of it: `disable-model-invocation` and the rest are not its
+ * business.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { readFrontmatter } from "../package/frontmatter.js";
-import { isFile } from "../package/path-kind.js";
-import { locateSkillFile, readSkillFileSync } from "../package/skill-file.js";
+import { pythonStrip, readReferenceFrontmatter, referenceSkillFile } from "../package/validate.js";
 import { escapeXml } from "./xml-escape.js";
 
-/** A skill the reference would also refuse to put in a prompt. */
+/** A skill the reference would also refuse to put in a prompt; `detail` is its error text. */
 export class SkillsRefPromptError extends Error {
   constructor(
     readonly dir: string,
-    detail: string,
+    readonly detail: string,
   ) {
     super(`${dir}: ${detail}`);
     this.name = "SkillsRefPromptError";
   }
 }
 
-/** Python's `str.strip()` whitespace, which differs from `String.prototype.trim` at the edges. */
-const PYTHON_WHITESPACE = "\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-const PYTHON_STRIP = new RegExp(`^[${PYTHON_WHITESPACE}]+|[${PYTHON_WHITESPACE}]+$`, "g");
-
-function pythonStrip(text: string): string {
-  return text.replace(PYTHON_STRIP, "");
-}
-
 /** Like the reference CLI, a path to the skill file itself stands for its directory. */
 function skillDirOf(input: string): string {
-  return path.basename(input).toLowerCase() === "skill.md" && isFile(input) ? path.dirname(input) : input;
+  return path.basename(input).toLowerCase() === "skill.md" && isPlainFile(input) ? path.dirname(input) : input;
 }
 
-/**
- * Name and description as the reference reads them: straight from the frontmatter, stripped,
- * with no other normalisation (the loader's NFKC form of a name is for identity, not display).
- */
-function propertiesOf(realDir: string, dir: string): { name: string; description: string; location: string } {
-  const located = locateSkillFile(realDir);
-  if (!located) throw new SkillsRefPromptError(dir, `SKILL.md not found in ${dir}`);
-  const read = readSkillFileSync(located.file);
-  if (!read.ok) throw new SkillsRefPromptError(dir, read.message);
-  const frontmatter = readFrontmatter(read.text, { allowRetry: false });
-  if (!frontmatter.ok) throw new SkillsRefPromptError(dir, frontmatter.message);
+function isPlainFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The reference's `read_properties`: name and description, stripped, with its messages. */
+function propertiesOf(realDir: string): { name: string; description: string; location: string } {
+  const file = referenceSkillFile(realDir);
+  if (file === null) throw new SkillsRefPromptError(realDir, `SKILL.md not found in ${realDir}`);
+  const frontmatter = readReferenceFrontmatter(file);
+  if (!frontmatter.ok) throw new SkillsRefPromptError(realDir, frontmatter.message);
+  for (const key of ["name", "description"]) {
+    if (!frontmatter.data.has(key)) throw new SkillsRefPromptError(realDir, `Missing required field in frontmatter: ${key}`);
+  }
   const fields: Record<string, string> = {};
   for (const key of ["name", "description"]) {
-    if (!(key in frontmatter.data)) throw new SkillsRefPromptError(dir, `Missing required field in frontmatter: ${key}`);
-    const value = frontmatter.data[key];
+    const value = frontmatter.data.get(key);
     if (typeof value !== "string" || pythonStrip(value) === "") {
-      throw new SkillsRefPromptError(dir, `Field '${key}' must be a non-empty string`);
+      throw new SkillsRefPromptError(realDir, `Field '${key}' must be a non-empty string`);
     }
     fields[key] = pythonStrip(value);
   }
-  // The reference resolves the directory (symlinks included), then names the file inside it.
-  return { name: fields.name ?? "", description: fields.description ?? "", location: located.file };
+  return { name: fields.name ?? "", description: fields.description ?? "", location: file };
 }
 
 /**
@@ -69,11 +66,12 @@ export function skillsRefPrompt(dirs: readonly string[]): string {
     const dir = skillDirOf(input);
     let realDir: string;
     try {
+      // The reference resolves the directory (symlinks included), then names the file inside it.
       realDir = fs.realpathSync(dir);
     } catch {
-      throw new SkillsRefPromptError(dir, "no such skill directory");
+      throw new SkillsRefPromptError(path.resolve(dir), `SKILL.md not found in ${path.resolve(dir)}`);
     }
-    const skill = propertiesOf(realDir, dir);
+    const skill = propertiesOf(realDir);
     lines.push(
       "<skill>",
       "<name>",

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { oneLineShown, withHiddenCharactersShown } from "../../package/display-text.js";
-import { validateSkill } from "../../package/validate.js";
+import { isDirectory } from "../../package/path-kind.js";
+import { referenceSkillFile, validateSkillSync } from "../../package/validate.js";
 import type { CommandHost } from "../command-host.js";
 import { EXIT_FAILURE_FOUND, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
@@ -23,14 +24,14 @@ export function registerValidateCommand(program: Command, { out, run }: CommandH
   program
     .command("validate")
     .description("check skills strictly against the Agent Skills standard (the skills-ref checks and messages)")
-    .argument("<path...>", "a skill directory, or its SKILL.md file")
+    .argument("<path...>", "a skill directory, its SKILL.md file, or a folder of skills (each is checked)")
     .option("--json", "print machine-readable JSON on stdout")
     .action((paths: string[], options: ValidateOptions) => run(() => validateCommand(paths, options, out)));
 }
 
 export async function validateCommand(paths: string[], options: ValidateOptions, out: CliOutput): Promise<ExitCode> {
   const results: ValidationResult[] = [];
-  for (const given of paths) results.push(await validateOne(given));
+  for (const given of paths) results.push(...validateGiven(given));
   if (options.json) {
     writeJson(out, { valid: results.every((r) => r.valid), results });
   } else {
@@ -40,44 +41,70 @@ export async function validateCommand(paths: string[], options: ValidateOptions,
   return results.every((r) => r.valid) ? EXIT_OK : EXIT_FAILURE_FOUND;
 }
 
-async function validateOne(given: string): Promise<ValidationResult> {
-  const target = skillDirectoryOf(given);
-  if ("pathError" in target) return { path: displayPath(given), valid: false, errors: [], pathError: target.pathError };
-  const errors = await validateSkill(target.dir);
-  return { path: target.display, valid: errors.length === 0, errors };
-}
-
-/** A directory is the skill; a SKILL.md (any case, as skills-ref accepts) means its directory. */
-function skillDirectoryOf(given: string): { dir: string; display: string } | { pathError: string } {
+/**
+ * One argument's results: one per skill. A folder that is no skill itself but holds skills
+ * stands for each of them (the reference would only say `Missing required file: SKILL.md`).
+ */
+export function validateGiven(given: string): ValidationResult[] {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(given);
   } catch {
-    return { pathError: `Path does not exist: ${given}` };
+    return [{ path: pythonPath(given), valid: false, errors: [], pathError: `Path does not exist: ${given}` }];
   }
-  if (stat.isDirectory()) return { dir: given, display: displayPath(given) };
-  if (stat.isFile() && path.basename(given).toLowerCase() === "skill.md") {
-    const dir = path.dirname(given);
-    return { dir, display: displayPath(dir) };
+  if (stat.isFile() && path.basename(given).toLowerCase() === "skill.md") return [validateOne(pythonPath(path.dirname(given)))];
+  if (stat.isDirectory() && referenceSkillFile(given) === null) {
+    const skills = childSkills(given);
+    if (skills.length > 0) return skills.map((child) => validateOne(pythonPath(path.join(given, child))));
   }
-  return { pathError: `Not a skill directory or SKILL.md file: ${given} (pass the directory that holds SKILL.md)` };
+  return [validateOne(pythonPath(given))];
 }
 
-// skills-ref prints the path the way Python's pathlib shows it: no trailing separator.
-function displayPath(given: string): string {
-  const trimmed = given.replace(/[\\/]+$/, "");
-  return trimmed === "" ? given : trimmed;
+function validateOne(dir: string): ValidationResult {
+  const errors = validateSkillSync(dir);
+  return { path: dir, valid: errors.length === 0, errors };
+}
+
+/** The folder's subdirectories that hold a SKILL.md (or skill.md), by name as a shell glob sorts them. */
+function childSkills(dir: string): string[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((e) => (e.isDirectory() || e.isSymbolicLink()) && !e.name.startsWith("."))
+    .map((e) => e.name)
+    .filter((name) => isDirectory(path.join(dir, name)) && referenceSkillFile(path.join(dir, name)) !== null)
+    .sort(byCodePoint);
+}
+
+function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * A path as Python's pathlib prints it, which is how the reference names the skill: no empty
+ * or `.` components, no trailing separator, `.` for nothing.
+ */
+export function pythonPath(given: string): string {
+  const absolute = given.startsWith("/");
+  // POSIX keeps exactly two leading slashes as they are.
+  const lead = absolute ? (given.startsWith("//") && !given.startsWith("///") ? "//" : "/") : "";
+  const parts = given.split("/").filter((part) => part !== "" && part !== ".");
+  const text = lead + parts.join("/");
+  return text === "" ? "." : text;
 }
 
 function printResult(result: ValidationResult, out: CliOutput): void {
-  // A path or name written to redraw the terminal or to add lines is shown as escapes, not obeyed.
+  // A path written to redraw the terminal or to add lines is shown as escapes, not obeyed.
   if (result.pathError) {
     out.log(oneLineShown(result.pathError));
   } else if (result.valid) {
     out.data(`Valid skill: ${oneLineShown(result.path)}\n`);
   } else {
-    // A message keeps its own line breaks (the reference's text), its later lines indented under it.
-    const items = result.errors.map((e) => `  - ${withHiddenCharactersShown(e).replace(/\r\n|[\n\r\u2028\u2029]/g, "\n    ")}\n`);
-    out.data(`Validation failed for ${oneLineShown(result.path)}:\n${items.join("")}`);
+    // A name written to redraw the terminal is shown as escapes, not obeyed.
+    out.data(withHiddenCharactersShown(`Validation failed for ${result.path}:\n${result.errors.map((e) => `  - ${e}\n`).join("")}`));
   }
 }
