@@ -15,6 +15,8 @@ export type FrontmatterResult =
       retried: boolean;
       /** Typed YAML values read as plain text or collections (see `parseYaml`); empty when none. */
       converted: readonly string[];
+      /** The frontmatter's own text. */
+      text: string;
     }
   | { ok: false; code: string; message: string };
 
@@ -54,5 +56,5 @@ export function readFrontmatter(text: string, options: { allowRetry: boolean }):
   if (typeof value !== "object" || Array.isArray(value)) {
     return { ok: false, code: "frontmatter_not_mapping", message: "SKILL.md frontmatter must be a YAML mapping" };
   }
-  return { ok: true, data: value as Record<string, unknown>, body: split.body, retried, converted: parsed.converted ?? NONE };
+  return { ok: true, data: value as Record<string, unknown>, body: split.body, retried, converted: parsed.converted ?? NONE, text: frontmatter };
 }

@@ -8,6 +8,7 @@ import { diagnostic } from "./diagnostic.js";
 import { readFrontmatter } from "./frontmatter.js";
 import { buildManifest } from "./manifest.js";
 import { readSkillFileSync } from "./skill-file.js";
+import { strictYamlProblem } from "./strict-yaml.js";
 import type { FileStamp, LoadResult } from "./types.js";
 
 export function loadSkillSync(dir: string): LoadResult {
@@ -38,6 +39,17 @@ export function loadSkillSync(dir: string): LoadResult {
 }
 
 const HEAD_ONLY = Object.freeze({ headOnly: true });
+
+// What can make the reference's strict YAML refuse text the lenient parser took: flow
+// collections, anchors, aliases, tags, merge keys, tabs. Only such text pays for a second,
+// strict parse.
+const MAYBE_STRICT_REFUSAL = /[[\]{}&*!\t]|<</;
+
+/** Why the reference (strictyaml) would refuse frontmatter that loading accepted, or null. */
+function referenceRefusal(text: string): string | null {
+  // The frontmatter text starts on the line after the opening `---`.
+  return MAYBE_STRICT_REFUSAL.test(text) ? strictYamlProblem(text, 2) : null;
+}
 const ALLOW_RETRY = Object.freeze({ allowRetry: true });
 
 /**
@@ -80,6 +92,13 @@ export function loadSkillFile(skillFile: string, dir: string, text: string, stam
     diagnostics.unshift(diagnostic(skillFile, "warning", "yaml_typed_value", fm.converted[i]!));
   }
   if (!built.manifest) return { skill: null, diagnostics };
+  // Loading stays lenient; the author still hears that the standard's validator would refuse it.
+  const strict = referenceRefusal(fm.text);
+  if (strict !== null) {
+    diagnostics.push(
+      diagnostic(skillFile, "warning", "yaml_reference_refused", `The reference validator (skills-ref) refuses this frontmatter, so \`skillport validate\` does too: ${strict}`),
+    );
+  }
   const manifest = built.manifest;
   return {
     skill: {

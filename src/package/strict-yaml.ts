@@ -1663,13 +1663,16 @@ export function loadStrictYaml(text: string): StrictYamlResult {
 /**
  * Why the reference would refuse this frontmatter's YAML, in one line, or null when it reads it.
  * For the loader's warning: the skill loads, but `validate` (and the reference) will say this.
+ * `firstLine` is the SKILL.md line the text starts on.
  */
-export function strictYamlProblem(text: string): string | null {
+export function strictYamlProblem(text: string, firstLine = 1): string | null {
   const result = loadStrictYaml(text);
   if (result.ok) return null;
   if (result.crash !== undefined) return result.crash;
   const lines = result.message.split("\n");
-  const problem = lines.find((line, i) => i > 0 && !line.startsWith(" ") && lines[i - 1]?.startsWith(" ")) ?? lines[0] ?? "";
-  const where = /line (\d+), column (\d+)/.exec(result.message);
-  return where ? `${problem} (frontmatter line ${where[1]}, column ${where[2]})` : problem;
+  // The problem is the last line that is neither a mark (`  in ...`) nor a snippet under one.
+  const problem = lines.filter((line) => line !== "" && !line.startsWith(" ")).at(-1) ?? lines[0] ?? "";
+  const marks = [...result.message.matchAll(/line (\d+), column (\d+):/g)];
+  const where = marks.at(-1);
+  return where ? `${problem} (SKILL.md line ${Number(where[1]) + firstLine - 1}, column ${where[2]})` : problem;
 }

@@ -130,19 +130,33 @@ test("with the skill tool off, prompt --skills-ref prints the reference's output
   assert.deepEqual(jsonOf(json), { format: "skills-ref", count: 0, toolAvailable: false, text: "<available_skills>\n</available_skills>" });
 });
 
-test("prompt --skills-ref over a skill the reference cannot read fails with one error line naming its SKILL.md", async () => {
+test("prompt --skills-ref over a skill the reference cannot read prints the reference's error text and exits 1", async () => {
   const root = path.join(tree.cwd, "unreadable-for-reference");
   // Our loader accepts the unquoted colon (with a warning); the reference's strict YAML does not.
-  const dir = writeSkill(root, "colon", "name: colon\ndescription: Use when: x");
+  writeSkill(root, "colon", "name: colon\ndescription: Use when: x");
   writeSkill(root, "fine", "name: fine\ndescription: A fine skill.");
   const run = await runCli(["prompt", "--skills-ref", "--root", root], opts);
   assert.equal(run.code, 1, run.stderr);
   assert.equal(run.stdout, "");
-  assert.equal(run.stderr.trimEnd().split("\n").length, 1, run.stderr);
-  assert.ok(run.stderr.startsWith(`error: ${path.join(dir, "SKILL.md")}: Invalid YAML`), run.stderr);
-  assert.doesNotMatch(run.stderr, /SkillsRefPromptError|\n\s+at /);
+  assert.equal(
+    run.stderr,
+    'Error: Invalid YAML in frontmatter: mapping values are not allowed here\n  in "<unicode string>", line 3, column 22:\n    description: Use when: x\n                         ^ (line: 3)\n',
+  );
   const ours = await runCli(["prompt", "--root", root], opts);
   assert.match(ours.stdout, /<name>colon<\/name>/, "the default catalog still includes the skill");
+});
+
+test("prompt --skills-ref DIR... prints the skills in the order given, hidden ones too", async () => {
+  const root = path.join(tree.cwd, "ordered");
+  const zed = writeSkill(root, "zed", "name: zed\ndescription: Last by name.\ndisable-model-invocation: true");
+  const abe = writeSkill(root, "abe", "name: abe\ndescription: First by name.");
+  const run = await runCli(["prompt", "--skills-ref", zed, path.join(abe, "SKILL.md")], opts);
+  assert.equal(run.code, 0, run.stderr);
+  const names = [...run.stdout.matchAll(/<name>\n(.*)\n<\/name>/g)].map((m) => m[1]);
+  assert.deepEqual(names, ["zed", "abe"]);
+  const missing = await runCli(["prompt", "--skills-ref", path.join(root, "nope")], opts);
+  assert.equal(missing.code, 2);
+  assert.equal(missing.stdout, "");
 });
 
 test("a reader that closes the pipe early ends the command quietly, not with a stack trace", async () => {

@@ -72,10 +72,23 @@ test("a bad path wins over an invalid skill for the exit code, and the other pat
   assert.match(run.stdout, /Valid skill: /);
 });
 
-test("a file that is not SKILL.md is a path error that says what to pass instead", async () => {
+test("a file that is not SKILL.md fails as the reference fails it: `Not a directory: PATH`, exit 1", async () => {
   const run = await runCli(["validate", readme]);
-  assert.equal(run.code, 2);
-  assert.match(run.stderr, /Not a skill directory or SKILL\.md file: .*README\.md \(pass the directory that holds SKILL\.md\)/);
+  assert.equal(run.code, 1);
+  assert.equal(run.stdout, `Validation failed for ${readme}:\n  - Not a directory: ${readme}\n`);
+});
+
+test("a folder of skills validates each skill in it, by name, each as the reference reports it", async () => {
+  const folder = tempDir("skillport-validate-folder-");
+  const one = writeSkill(folder, "b-skill", "name: b-skill\ndescription: Fine.");
+  const two = writeSkill(folder, "a-skill", "name: a-skill\ndescription: Fine.\ntags: [x]");
+  fs.mkdirSync(path.join(folder, "not-a-skill"));
+  const run = await runCli(["validate", folder]);
+  assert.equal(run.code, 1);
+  assert.ok(run.stdout.startsWith(`Validation failed for ${two}:\n  - Invalid YAML in frontmatter: While scanning\n`), run.stdout);
+  assert.ok(run.stdout.endsWith(`Valid skill: ${one}\n`), run.stdout);
+  const empty = await runCli(["validate", path.join(folder, "not-a-skill")]);
+  assert.equal(empty.stdout, `Validation failed for ${path.join(folder, "not-a-skill")}:\n  - Missing required file: SKILL.md\n`);
 });
 
 test("--json reports every path with its messages and an overall verdict", async () => {

@@ -62,7 +62,8 @@ function referenceText(dirs: readonly string[], out: CliOutput): string | null {
     return skillsRefPrompt(dirs);
   } catch (error) {
     if (!(error instanceof SkillsRefPromptError)) throw error;
-    out.log(`Error: ${error.detail}`);
+    // Exactly as the reference echoes it (a message ending in a line break keeps both).
+    out.status(`Error: ${error.detail}\n`);
     return null;
   }
 }

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
-import { oneLineShown, withHiddenCharactersShown } from "../../package/display-text.js";
+import { oneLineShown } from "../../package/display-text.js";
 import { isDirectory } from "../../package/path-kind.js";
 import { referenceSkillFile, validateSkillSync } from "../../package/validate.js";
 import type { CommandHost } from "../command-host.js";
@@ -97,6 +97,18 @@ export function pythonPath(given: string): string {
   return text === "" ? "." : text;
 }
 
+/**
+ * A directory or skill name written to redraw the terminal (an escape sequence) or to reorder
+ * what it shows (a bidi override) is shown as `\u{…}`, not obeyed. Nothing else is touched, so
+ * the report keeps the reference's bytes for what real skills hold (emoji variation selectors,
+ * zero-width joiners); YAML text cannot hold controls at all, the reference's reader refuses them.
+ */
+const TERMINAL_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/gu;
+
+function withTerminalControlsShown(text: string): string {
+  return text.replace(TERMINAL_CONTROL, (c) => `\\u{${c.codePointAt(0)?.toString(16)}}`);
+}
+
 function printResult(result: ValidationResult, out: CliOutput): void {
   // A path written to redraw the terminal or to add lines is shown as escapes, not obeyed.
   if (result.pathError) {
@@ -104,7 +116,6 @@ function printResult(result: ValidationResult, out: CliOutput): void {
   } else if (result.valid) {
     out.data(`Valid skill: ${oneLineShown(result.path)}\n`);
   } else {
-    // A name written to redraw the terminal is shown as escapes, not obeyed.
-    out.data(withHiddenCharactersShown(`Validation failed for ${result.path}:\n${result.errors.map((e) => `  - ${e}\n`).join("")}`));
+    out.data(`Validation failed for ${oneLineShown(result.path)}:\n${withTerminalControlsShown(result.errors.map((e) => `  - ${e}\n`).join(""))}`);
   }
 }
