@@ -1618,7 +1618,7 @@ function construct(node: YamlNode): StrictValue {
   for (const [keyNode, valueNode] of pairs) {
     const key = construct(keyNode);
     if (typeof key !== "string") {
-      if (Array.isArray(key)) throw new ReferenceCrash("a mapping key that is a list (strictyaml fails an assertion on it)");
+      if (Array.isArray(key)) throw new ReferenceCrash("a mapping key that is a list is not allowed (the reference fails on it)");
       throw new MarkedError("while constructing a mapping", node.start, "found unhashable key", keyNode.start);
     }
     const value = construct(valueNode);
@@ -1645,7 +1645,9 @@ export function loadStrictYaml(text: string): StrictYamlResult {
   const bad = NON_PRINTABLE.exec(text);
   if (bad) {
     const code = bad[0].codePointAt(0) ?? 0;
-    return { ok: false, crash: `it holds the control character U+${code.toString(16).toUpperCase().padStart(4, "0")}, which YAML does not allow` };
+    const before = text.slice(0, bad.index).split("\n");
+    const where = `line ${before.length}, column ${[...(before.at(-1) ?? "")].length + 1}`;
+    return { ok: false, crash: `control character U+${code.toString(16).toUpperCase().padStart(4, "0")} at ${where} is not allowed in YAML` };
   }
   try {
     const scanner = new Scanner(text);

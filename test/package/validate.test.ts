@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
+import { skillsRefPrompt } from "../../src/prompt/skills-ref.js";
 import { validateSkill } from "../../src/package/validate.js";
 import { CORPUS, tempDir, writeSkill } from "../support/tmp.js";
 
@@ -168,4 +169,34 @@ test("the corpus: only claude-api fails, on its description length", async () =>
     if (name === "claude-api") assert.deepEqual(errors, ["Description exceeds 1024 character limit (1068 chars)"]);
     else assert.deepEqual(errors, [], name);
   }
+});
+
+test("where the reference crashes, validate says what is wrong: invalid UTF-8, a directory named SKILL.md, a BEL", async () => {
+  const bytes = path.join(root, "bad-bytes");
+  fs.mkdirSync(bytes);
+  fs.writeFileSync(path.join(bytes, "SKILL.md"), Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0xff, 0xfe, 0x0a, 0x2d, 0x2d, 0x2d, 0x0a]));
+  assert.deepEqual(await validateSkill(bytes), ["SKILL.md is not valid UTF-8"]);
+  const folder = path.join(root, "dir-skill");
+  fs.mkdirSync(path.join(folder, "SKILL.md"), { recursive: true });
+  assert.deepEqual(await validateSkill(folder), [`${path.join(folder, "SKILL.md")} is a directory, not a file`]);
+  const bell = writeSkill(root, "bell", "name: bell\ndescription: Rings \u0007 here");
+  assert.deepEqual(await validateSkill(bell), ["Invalid YAML in frontmatter: control character U+0007 at line 3, column 20 is not allowed in YAML"]);
+});
+
+test("a `---` inside a quoted value does not end the frontmatter, as it does for the reference", async () => {
+  const dir = writeSkill(root, "rule-inside", 'name: rule-inside\ndescription: "Before --- after"\nlicense: MIT');
+  assert.deepEqual(await validateSkill(dir), []);
+  const prompt = skillsRefPrompt([dir]);
+  assert.match(prompt, /<description>\nBefore --- after\n<\/description>/);
+});
+
+test("the file is read as the reference reads it: CRLF line breaks are breaks, a BOM is not frontmatter", async () => {
+  const crlf = path.join(root, "crlf");
+  fs.mkdirSync(crlf);
+  fs.writeFileSync(path.join(crlf, "SKILL.md"), "---\r\nname: crlf\r\ndescription: Windows.\r\n---\r\nBody\r\n");
+  assert.deepEqual(await validateSkill(crlf), []);
+  const bom = path.join(root, "bom");
+  fs.mkdirSync(bom);
+  fs.writeFileSync(path.join(bom, "SKILL.md"), "\uFEFF---\nname: bom\ndescription: Byte order mark.\n---\n");
+  assert.deepEqual(await validateSkill(bom), ["SKILL.md must start with YAML frontmatter (---)"]);
 });

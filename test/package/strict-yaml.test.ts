@@ -1,0 +1,89 @@
+/**
+ * The reference's YAML dialect (strictyaml over ruamel), on frontmatter shapes taken from public
+ * skills. Expected texts are the reference's own output, recorded; the differential test
+ * (test/cli/reference-parity.test.ts) compares thousands more against the live reference.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { loadSkillSync } from "../../src/package/load.js";
+import { loadStrictYaml, pythonRepr, strictYamlProblem, type StrictValue } from "../../src/package/strict-yaml.js";
+import { tempDir, writeSkill } from "../support/tmp.js";
+
+function messageOf(text: string): string {
+  const result = loadStrictYaml(text);
+  assert.equal(result.ok, false, `expected a refusal of ${JSON.stringify(text)}`);
+  return result.ok ? "" : (result.message ?? `crash: ${result.crash}`);
+}
+
+function plain(value: StrictValue | null): unknown {
+  if (value === null || typeof value === "string") return value;
+  if (Array.isArray(value)) return value.map(plain);
+  if (value instanceof Map) return Object.fromEntries([...value].map(([k, v]) => [k, plain(v)]));
+  return value;
+}
+
+test("a flow mapping is refused with strictyaml's words and ruamel's snippet, cut at 36 code points either side", () => {
+  const text = '\nname: vibetunnel\ndescription: Run a terminal in the browser and share it with a link to anyone at all.\nmetadata: {"clawdbot":{"emoji":"🖥️","requires":{"bins":["vt"]}}}\n';
+  assert.equal(
+    messageOf(text),
+    [
+      "While scanning",
+      '  in "<unicode string>", line 4, column 11:',
+      '    metadata: {"clawdbot":{"emoji":"🖥️","requi ... ',
+      "              ^ (line: 4)",
+      "Found ugly disallowed JSONesque flow mapping (surround with ' and ' to make text appear literally)",
+      '  in "<unicode string>", line 4, column 12:',
+      '    metadata: {"clawdbot":{"emoji":"🖥️","requir ... ',
+      "               ^ (line: 4)",
+    ].join("\n"),
+  );
+});
+
+test("a duplicate key in a nested mapping is refused where it stands", () => {
+  assert.equal(
+    messageOf("\nname: x\nmetadata:\n  a: 1\n  a: 2\n"),
+    "While parsing\n  in \"<unicode string>\", line 5, column 3:\n      a: 2\n      ^ (line: 5)\nDuplicate key 'a' found\n  in \"<unicode string>\", line 5, column 4:\n      a: 2\n       ^ (line: 5)",
+  );
+});
+
+test("columns count code points, as Python does, not UTF-16 units", () => {
+  assert.equal(
+    messageOf("\nname: 技能\ndescription: 日本語の説明: ここ\n"),
+    'mapping values are not allowed here\n  in "<unicode string>", line 3, column 20:\n    description: 日本語の説明: ここ\n                       ^ (line: 3)',
+  );
+});
+
+test("two merge keys are refused with ruamel's note; sibling mappings indented differently are refused", () => {
+  assert.ok(messageOf("\nname: x\n<<:\n  a: b\n<<:\n  c: d\n").endsWith('found duplicate key "<<"\n  in "<unicode string>", line 5, column 1:\n    <<:\n    ^ (line: 5)\n\nTo suppress this check see:\n   http://yaml.readthedocs.io/en/latest/api.html#duplicate-keys\n\nDuplicate keys will become an error in future releases, and are errors\nby default when using the new API.\n'));
+  assert.match(messageOf("\nname: x\nother:\n  a: b\nmore:\n    c: d\n"), /^While parsing\n.*line 6, column 5:[\s\S]*Found mapping with indentation inconsistent with previous mapping\n {2}in "<unicode string>", line 7, column 1:/);
+});
+
+test("every scalar is text, block scalars keep their lines, an empty value is the empty string", () => {
+  const result = loadStrictYaml("\nname: 123\ndescription: |\n  Line one\n  Line two\nflag: true\nempty:\nlist:\n  - a\n  - null\n");
+  assert.ok(result.ok);
+  assert.deepEqual(plain(result.value), { name: "123", description: "Line one\nLine two\n", flag: "true", empty: "", list: ["a", "null"] });
+});
+
+test("tags, anchors and aliases are refused; a control character is named with its place", () => {
+  assert.match(messageOf("a: !!str b"), /^While scanning\n[\s\S]*Found disallowed tag tokens \(do not specify types in markup\)/);
+  assert.match(messageOf("a: &x b"), /Found confusing disallowed anchor token/);
+  assert.match(messageOf("a: *x"), /^found undefined alias 'x'\n/);
+  assert.equal(messageOf("a: b\nc: d\u0007"), "crash: control character U+0007 at line 2, column 5 is not allowed in YAML");
+});
+
+test("Python's repr quotes as Python does", () => {
+  assert.equal(pythonRepr("\t"), "'\\t'");
+  assert.equal(pythonRepr("it's"), `"it's"`);
+  assert.equal(pythonRepr("é"), "'é'");
+  assert.equal(pythonRepr("\u200b"), "'\\u200b'");
+});
+
+test("loading stays lenient: a flow list loads, with a warning that the reference refuses it", () => {
+  const dir = writeSkill(tempDir(), "tagged", "name: tagged\ndescription: Has tags.\ntags: [a, b]");
+  const loaded = loadSkillSync(dir);
+  assert.ok(loaded.skill, JSON.stringify(loaded.diagnostics));
+  const warning = loaded.diagnostics.find((d) => d.code === "yaml_reference_refused");
+  assert.equal(warning?.severity, "warning");
+  assert.match(warning?.message ?? "", /Found ugly disallowed JSONesque flow mapping .* \(SKILL\.md line 4, column 8\)$/);
+  assert.equal(strictYamlProblem("name: x\n"), null);
+});
