@@ -109,6 +109,15 @@ function withTerminalControlsShown(text: string): string {
   return text.replace(TERMINAL_CONTROL, (c) => `\\u{${c.codePointAt(0)?.toString(16)}}`);
 }
 
+/**
+ * A YAML error keeps the reference's lines (its context lines are the point of it); any other
+ * message is one line, since what it quotes (a name, a directory name) is the author's and a line
+ * break in it would forge a row of the report.
+ */
+function shownMessage(message: string): string {
+  return message.startsWith("Invalid YAML in frontmatter: ") ? withTerminalControlsShown(message) : oneLineShown(message);
+}
+
 function printResult(result: ValidationResult, out: CliOutput): void {
   // A path written to redraw the terminal or to add lines is shown as escapes, not obeyed.
   if (result.pathError) {
@@ -116,6 +125,6 @@ function printResult(result: ValidationResult, out: CliOutput): void {
   } else if (result.valid) {
     out.data(`Valid skill: ${oneLineShown(result.path)}\n`);
   } else {
-    out.data(`Validation failed for ${oneLineShown(result.path)}:\n${withTerminalControlsShown(result.errors.map((e) => `  - ${e}\n`).join(""))}`);
+    out.data(`Validation failed for ${oneLineShown(result.path)}:\n${result.errors.map((e) => `  - ${shownMessage(e)}\n`).join("")}`);
   }
 }
