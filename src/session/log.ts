@@ -1,16 +1,16 @@
 /**
  * The session log: append-only JSONL, one record per line, one file per session.
  *
- * Each record is written with one synchronous write on an open descriptor, so a record that
- * returned is in the kernel before the next one starts and a crash can tear at most the last
- * line. Checkpoints are also fsync'd: they mark the points a host rebuilds its transcript
+ * Each record is written with one synchronous write, so a record that returned is in the kernel
+ * before the next one starts and a crash can tear at most the last line. Where the file may be
+ * and how it is opened (no symlinks, private modes) is `log-file.ts`. Checkpoints are also fsync'd: they mark the points a host rebuilds its transcript
  * from, so they must survive a power cut, not only a process crash.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { createHash } from "node:crypto";
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
-import { openRegularFileSync, readRegularFileSync } from "../package/regular-file.js";
+import { openLogFileSync } from "./log-file.js";
 import { isSessionRecord, type SessionRecord } from "./records.js";
 
 export interface SessionLog {
@@ -43,14 +43,14 @@ export function logFileStem(id: string): string {
 }
 
 /**
- * Where a session's log lives. `false` keeps it in memory. A string ending in `.jsonl` is the
- * file itself; any other string is a directory that holds `<id>.jsonl`, and so is one ending in
- * a separator, whatever its name (`--log-dir sessions.jsonl` means a directory).
+ * Where a session's log lives. `false` or nothing keeps it in memory: the library writes no file
+ * the host did not ask for (a working tree may be an untrusted repository). A string ending in
+ * `.jsonl` is the file itself; any other string is a directory that holds `<id>.jsonl`, and so is
+ * one ending in a separator, whatever its name (`--log-dir sessions.jsonl` means a directory).
  */
 export function resolveLogPath(cwd: string, id: string, option: string | false | undefined): string | null {
-  if (option === false) return null;
+  if (option === false || option === undefined) return null;
   const fileName = `${logFileStem(id)}.jsonl`;
-  if (option === undefined) return path.resolve(cwd, ".skillport", "sessions", fileName);
   const target = path.resolve(cwd, option);
   const namesDirectory = option.endsWith("/") || option.endsWith(path.sep);
   if (target.endsWith(".jsonl") && !namesDirectory) return target;
@@ -116,24 +116,31 @@ function realLogPath(filePath: string): string {
   }
 }
 
-/** A JSONL file log, opened lazily so a session that never calls the tool leaves no file. */
+/**
+ * A JSONL file log, created with the first record so a session that never calls the tool leaves
+ * no file. The file is opened for each record and closed after it: a server holding thousands of
+ * idle sessions must not hold a descriptor for each (under a low descriptor limit they starved
+ * every other client's reads), and opening it each time also re-checks its path for symlinks.
+ */
 export function fileLog(filePath: string): SessionLog {
   const identity = realLogPath(filePath);
   if (liveLogs.has(identity)) {
     throw new Error(`The session log ${path.basename(filePath)} is in use by a live session of this process; close that session before opening it again`);
   }
   liveLogs.add(identity);
-  let fd: number | null = null;
   // A log that cannot be written fails every record the same way: it is reported once, and again
   // only after a write has worked in between, so the diagnostics stay bounded.
   let failing = false;
-  // A previous writer may have died mid-line; the next record must not be glued onto it.
+  // A previous writer may have died mid-line; the next record must not be glued onto it. Checked
+  // once, at the first open: after that, only this session writes the file.
+  let tailChecked = false;
   let startOnFreshLine = false;
+  // Records written since the last fsync: close() flushes them.
+  let unsynced = false;
 
   function open(): number {
-    if (fd !== null) return fd;
-    fs.mkdirSync(path.dirname(filePath), { recursive: true });
-    const opened = openRegularFileSync(filePath, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT, 0o666);
+    const opened = openLogFileSync(filePath, "append");
+    if (tailChecked) return opened;
     try {
       const size = fs.fstatSync(opened).size;
       if (size > 0) {
@@ -145,7 +152,7 @@ export function fileLog(filePath: string): SessionLog {
       fs.closeSync(opened);
       throw error;
     }
-    fd = opened;
+    tailChecked = true;
     return opened;
   }
 
@@ -158,15 +165,36 @@ export function fileLog(filePath: string): SessionLog {
     return diagnostic(filePath, "error", "session_log_write_failed", `Could not ${action} the session log: ${errorText(error)}`);
   }
 
+  function flush(): Diagnostic | null {
+    if (!unsynced) return null;
+    try {
+      const target = openLogFileSync(filePath, "append");
+      try {
+        fs.fsyncSync(target);
+      } finally {
+        fs.closeSync(target);
+      }
+      unsynced = false;
+      return null;
+    } catch (error) {
+      return fail("flush", error);
+    }
+  }
+
   return {
     path: filePath,
     append(record, options) {
       try {
         const target = open();
-        const line = `${startOnFreshLine ? "\n" : ""}${JSON.stringify(record)}\n`;
-        writeAll(target, Buffer.from(line, "utf8"));
-        startOnFreshLine = false;
-        if (options?.sync) fs.fsyncSync(target);
+        try {
+          const line = `${startOnFreshLine ? "\n" : ""}${JSON.stringify(record)}\n`;
+          writeAll(target, Buffer.from(line, "utf8"));
+          startOnFreshLine = false;
+          if (options?.sync) fs.fsyncSync(target);
+          unsynced = !options?.sync;
+        } finally {
+          fs.closeSync(target);
+        }
         failing = false;
         return null;
       } catch (error) {
@@ -177,28 +205,10 @@ export function fileLog(filePath: string): SessionLog {
         return fail("append to", error);
       }
     },
-    sync() {
-      if (fd === null) return null;
-      try {
-        fs.fsyncSync(fd);
-        return null;
-      } catch (error) {
-        return fail("flush", error);
-      }
-    },
+    sync: flush,
     close() {
       liveLogs.delete(identity);
-      if (fd === null) return null;
-      const target = fd;
-      fd = null;
-      try {
-        fs.fsyncSync(target);
-        return null;
-      } catch (error) {
-        return fail("flush", error);
-      } finally {
-        fs.closeSync(target);
-      }
+      return flush();
     },
   };
 }
@@ -212,7 +222,12 @@ export function fileLog(filePath: string): SessionLog {
 export function readSessionLog(filePath: string): LogReadResult {
   let text: string;
   try {
-    text = readRegularFileSync(filePath);
+    const fd = openLogFileSync(filePath, "read");
+    try {
+      text = fs.readFileSync(fd, "utf8");
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { records: [], diagnostics: [] };
     return {

@@ -39,7 +39,7 @@ export interface SessionHost {
   refresh(): Promise<unknown>;
   /** The environment `envFor` hands values out of. */
   env(): Readonly<Record<string, string>>;
-  /** Base of the default log location and of relative log paths. */
+  /** Base of relative log paths. */
   cwd: string;
 }
 
@@ -53,8 +53,8 @@ export interface SessionOptions {
   /** Default 24,000 UTF-8 bytes of carried bodies. */
   carryBudgetBytes?: number;
   /**
-   * Where the log goes: a `.jsonl` file, or a directory for `<id>.jsonl`; `false` keeps it in
-   * memory. Default `<cwd>/.skillport/sessions/<id>.jsonl`.
+   * Where the log goes: a `.jsonl` file, or a directory for `<id>.jsonl`; `false` or nothing
+   * keeps it in memory (SPEC §5.6: the library writes no file the host did not ask for).
    */
   log?: string | false;
   catalog?: { format?: CatalogFormat; budgetChars?: number };

@@ -9,6 +9,7 @@ import { readSessionLog } from "../../src/session/log.js";
 import type { CallRecord, SessionRecord } from "../../src/session/records.js";
 import type { Envelope } from "../../src/tool/envelope.js";
 import { MISSING_ENV, writeBetaSkill, writeGatedSkill, writeSkillWithResources } from "../support/sample-skills.js";
+import { homeEnv } from "../cli/cli-process.js";
 import { tempDir } from "../support/tmp.js";
 
 export interface SkillTree {
@@ -36,7 +37,7 @@ export function skillTree(): SkillTree {
   writeGatedSkill(root, "Needs an environment variable nobody sets.");
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && key !== MISSING_ENV) env[key] = value;
-  env.HOME = home;
+  Object.assign(env, homeEnv(home));
   return { cwd, home, root, logDir: path.join(cwd, "logs"), alphaDir, env };
 }
 

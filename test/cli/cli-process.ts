@@ -23,12 +23,20 @@ export interface CliRunOptions {
   input?: string;
 }
 
+/**
+ * HOME and XDG_STATE_HOME inside `home`: the CLI keeps session logs under the state directory, and
+ * a test must never write to the real one, whatever the runner's own environment says.
+ */
+export function homeEnv(home: string): { HOME: string; XDG_STATE_HOME: string } {
+  return { HOME: home, XDG_STATE_HOME: path.join(home, ".local", "state") };
+}
+
 /** A fresh working directory with an empty HOME inside it. */
 export function sandbox(): { cwd: string; home: string; env: Record<string, string> } {
   const cwd = tempDir("skillport-cli-");
   const home = path.join(cwd, "home");
   fs.mkdirSync(home);
-  return { cwd, home, env: { HOME: home } };
+  return { cwd, home, env: homeEnv(home) };
 }
 
 export function spawnCli(args: string[], options: CliRunOptions = {}): ChildProcess {

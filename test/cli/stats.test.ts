@@ -50,7 +50,7 @@ test("stats with no logs yet says so and exits 0; a --log-dir that does not exis
   const none = await runCli(["stats"], opts);
   assert.equal(none.code, 0);
   assert.equal(none.stdout, "");
-  assert.match(none.stderr, /No session logs in .*\.skillport\/sessions yet/);
+  assert.match(none.stderr, /No session logs in .*\/\.local\/state\/skillport\/sessions yet/);
   const missing = await runCli(["stats", "--log-dir", "nowhere"], opts);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /--log-dir nowhere: directory does not exist/);

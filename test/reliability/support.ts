@@ -8,6 +8,7 @@ import { after } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Envelope } from "../../src/tool/envelope.js";
+import { homeEnv } from "../cli/cli-process.js";
 import { serverCommand } from "../support/mcp-server.js";
 import { makeSkill } from "../support/skill-spec.js";
 
@@ -83,7 +84,7 @@ export function writeSkillDir(root: string, name: string, options: { description
 export function childEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  return { ...env, HOME: home, NO_COLOR: "1", ...extra };
+  return { ...env, ...homeEnv(home), NO_COLOR: "1", ...extra };
 }
 
 export interface StdioServer {

@@ -17,8 +17,15 @@ function clearRecord(time: string): SessionRecord {
 }
 
 describe("log location", () => {
-  it("defaults to .skillport/sessions/<id>.jsonl under the working directory", () => {
-    assert.equal(resolveLogPath("/w", "abc", undefined), path.resolve("/w/.skillport/sessions/abc.jsonl"));
+  it("keeps records in memory unless the host names a log, and writes nothing in the working directory", async () => {
+    assert.equal(resolveLogPath("/w", "abc", undefined), null);
+    const { runtime, cwd } = await runtimeOver({ alpha: {} });
+    const session = runtime.session({ id: "s" });
+    assert.equal(session.logPath, null);
+    await session.call({ name: "alpha" });
+    session.beginCompaction().commit();
+    session.close();
+    assert.deepEqual(fs.readdirSync(cwd), []);
   });
 
   it("takes a .jsonl path as the file and anything else as a directory, and false as memory", () => {

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import { logFileStem } from "../../src/session/log.js";
-import { restoreSession, type Session } from "../../src/session/session.js";
+import { restoreSession, type Session, type SessionOptions } from "../../src/session/session.js";
 import type { Envelope } from "../../src/tool/envelope.js";
 import { hostOf, runtimeOver } from "./host.js";
 
@@ -39,9 +39,11 @@ async function fixture() {
   );
   fs.mkdirSync(path.join(opened.root, "reader", "references"));
   fs.writeFileSync(path.join(opened.root, "reader", "references", "guide.md"), "Guide.");
-  const { runtime } = opened;
-  // Sessions come from the runtime; `host` keeps the call sites short.
-  const host = { session: runtime.session.bind(runtime) };
+  const { runtime, cwd } = opened;
+  // Sessions come from the runtime, logged in one directory unless a test names another log;
+  // `host` keeps the call sites short.
+  const logDir = path.join(cwd, "sessions") + path.sep;
+  const host = { session: (options: SessionOptions = {}) => runtime.session({ log: logDir, ...options }) };
   return { ...opened, host };
 }
 
@@ -49,7 +51,7 @@ describe("restore from the log", () => {
   it("yields the same dedup state, grants, carried block, statistics and catalog", async () => {
     const { root, cwd, host, runtime } = await fixture();
     const live = host.session({ id: "conv-1", carryBudgetBytes: 200 });
-    assert.equal(live.logPath, path.join(cwd, ".skillport", "sessions", "conv-1.jsonl"));
+    assert.equal(live.logPath, path.join(cwd, "sessions", "conv-1.jsonl"));
     live.catalogText();
     await live.call({ name: "wide" }, { toolCallId: "1" });
     await live.call({ name: "keyed" }, { toolCallId: "2" });

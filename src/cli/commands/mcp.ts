@@ -10,6 +10,7 @@ import { CliError, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
 import type { CliOutput } from "../output.js";
 import { openRuntime } from "../runtime-context.js";
 import { noSkillsFoundText } from "../search-report.js";
+import { defaultLogDir } from "../session-logs.js";
 import { packageVersion } from "../version.js";
 
 /** Enough for a few dozen skills with full descriptions, small next to any client's context. */
@@ -43,7 +44,7 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
         nonNegativeInteger,
       )
       .option("--watch", "rescan when skill files change and tell clients the tools, resources and prompts changed")
-      .option("--log-dir <dir>", "directory for session logs (default: ./.skillport/sessions)")
+      .option("--log-dir <dir>", "directory for session logs (default: $XDG_STATE_HOME/skillport/sessions, else ~/.local/state/skillport/sessions)")
       .option("--no-log", "keep session logs in memory only")
       .option("--budget <chars>", `character budget of the skill catalog in the tool description (default: ${DEFAULT_CATALOG_BUDGET_CHARS})`, positiveInteger)
       .option("--hide-tool-from-extension-clients", "do not offer the `skill` tool to clients that declare the MCP Skills Extension (they load skills through it)"),
@@ -64,7 +65,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   const session: SessionOptions = {
     ...scope,
     // A trailing separator: --log-dir is a directory even when its name ends in .jsonl.
-    log: options.log === false ? false : options.logDir ? path.resolve(cwd, options.logDir) + path.sep : path.join(cwd, ".skillport", "sessions"),
+    log: options.log === false ? false : path.resolve(cwd, options.logDir ?? defaultLogDir()) + path.sep,
     catalog: { format: "xml", budgetChars: options.budget ?? DEFAULT_CATALOG_BUDGET_CHARS },
   };
   const serverOptions: McpServerOptions = {

@@ -17,14 +17,14 @@ export function registerStatsCommand(program: Command, { out, run }: CommandHost
   program
     .command("stats")
     .description("per-skill usage from session logs: activations, refused re-activations, file reads, last use")
-    .option("--log-dir <dir>", "directory of session logs (default: ./.skillport/sessions)")
+    .option("--log-dir <dir>", "directory of session logs (default: $XDG_STATE_HOME/skillport/sessions, else ~/.local/state/skillport/sessions)")
     .option("--json", "print machine-readable JSON on stdout")
     .action((options: StatsOptions) => run(() => statsCommand(options, out)));
 }
 
 export async function statsCommand(options: StatsOptions, out: CliOutput): Promise<ExitCode> {
   const cwd = process.cwd();
-  const dir = options.logDir ? path.resolve(cwd, options.logDir) : defaultLogDir(cwd);
+  const dir = options.logDir ? path.resolve(cwd, options.logDir) : defaultLogDir();
   // The default directory is absent until a first session runs; a directory the person named must exist.
   if (options.logDir && !isDirectory(dir)) throw new CliError(`--log-dir ${options.logDir}: directory does not exist (${dir})`, EXIT_USAGE);
   const result = readStatsDir(dir);
