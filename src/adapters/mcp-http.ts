@@ -3,17 +3,20 @@
  * transport, MCP server and skillport session, so two clients never share dedup or grants.
  * Bound to 127.0.0.1 by default: skill bodies can hold internal procedures, and a local server
  * must not be reachable from other machines (or, through DNS rebinding, from web pages) unasked.
- * A client that vanishes without DELETE would hold its session (and open log) forever, so
- * sessions idle past a timeout are ended exactly as a DELETE would end them.
+ * A client that vanishes without DELETE would hold its session forever, so sessions idle past a
+ * timeout are ended exactly as a DELETE would end them; and live sessions are capped, so many
+ * initializes cannot take the machine's memory (beyond the cap: 503 with Retry-After).
  */
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, isLoopback, LOOPBACK_NAMES } from "./mcp-http-defaults.js";
+import { parseAllowedOrigin, parseBindAddress, requestAllowed } from "./mcp-http-address.js";
+import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, defaultMaxSessions, SESSION_CAP_RETRY_AFTER_SECONDS } from "./mcp-http-defaults.js";
 
-export { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, isLoopback } from "./mcp-http-defaults.js";
+export { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, defaultMaxSessions } from "./mcp-http-defaults.js";
+export { isLoopback } from "./mcp-http-address.js";
 import { createMcpConnection, type McpConnection, type McpServerOptions, type McpSessionFactory } from "./mcp.js";
 import { answerStateless, isStatelessRequest } from "./mcp-stateless.js";
 
@@ -47,6 +50,13 @@ export interface McpHttpListen {
   host?: string;
   /** Sessions with no request for this long are ended; 0 = never. Default 30 minutes. */
   idleTimeoutMs?: number;
+  /**
+   * Origins (`scheme://host[:port]`) browsers may call from. Required off loopback (the MCP spec
+   * says servers must validate Origin); on loopback, loopback origins are always allowed.
+   */
+  allowedOrigins?: readonly string[];
+  /** Live sessions at most; an initialize beyond it gets 503. Default `defaultMaxSessions()`. */
+  maxSessions?: number;
 }
 
 export async function serveMcpHttp(
@@ -54,9 +64,17 @@ export async function serveMcpHttp(
   options: McpServerOptions,
   listen: McpHttpListen,
 ): Promise<McpHttpServing> {
-  const host = listen.host ?? DEFAULT_MCP_HTTP_HOST;
+  const bind = parseBindAddress(listen.host ?? DEFAULT_MCP_HTTP_HOST);
+  const allowedOrigins = new Set((listen.allowedOrigins ?? []).map(parseAllowedOrigin));
+  if (!bind.loopback && allowedOrigins.size === 0) {
+    throw new TypeError(`serving on ${bind.urlHost}, which is not loopback, needs allowedOrigins: the origins browsers may call from`);
+  }
+  const maxSessions = listen.maxSessions ?? defaultMaxSessions();
+  if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) throw new RangeError(`maxSessions must be a positive whole number, not ${maxSessions}`);
   const idleTimeoutMs = listen.idleTimeoutMs ?? DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS;
   const entries = new Map<string, Entry>();
+  // Initializes being answered: they count toward the cap before their session registers.
+  let opening = 0;
   const connections = new Map<string, McpConnection>();
 
   const endSession = async (id: string): Promise<void> => {
@@ -68,6 +86,20 @@ export async function serveMcpHttp(
   };
 
   const openSession = async (req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> => {
+    if (entries.size + opening >= maxSessions) {
+      return sendError(res, 503, -32000, `Server busy: ${maxSessions} sessions are live, the most it serves; try again later`, {
+        "retry-after": String(SESSION_CAP_RETRY_AFTER_SECONDS),
+      });
+    }
+    opening += 1;
+    try {
+      await startSession(req, res, body);
+    } finally {
+      opening -= 1;
+    }
+  };
+
+  const startSession = async (req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> => {
     // The id is chosen before the transport exists so the skillport session (and its log file) share it.
     const id = randomUUID();
     const connection = createMcpConnection(runtime, options, id);
@@ -88,7 +120,9 @@ export async function serveMcpHttp(
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://localhost");
     if (url.pathname !== MCP_HTTP_PATH) return sendError(res, 404, -32601, `Not found: the MCP endpoint is ${MCP_HTTP_PATH}`);
-    if (!hostAllowed(req, host)) return sendError(res, 403, -32600, "Forbidden: Host or Origin not allowed for a local server");
+    if (!requestAllowed(bind, allowedOrigins, req.headers.host, req.headers.origin)) {
+      return sendError(res, 403, -32600, "Forbidden: Host or Origin not allowed (DNS-rebinding protection)");
+    }
     const sessionId = req.headers["mcp-session-id"];
     if (typeof sessionId === "string") {
       const entry = entries.get(sessionId);
@@ -121,7 +155,7 @@ export async function serveMcpHttp(
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(listen.port, host, () => {
+    server.listen(listen.port, bind.listenHost, () => {
       server.off("error", reject);
       resolve();
     });
@@ -138,7 +172,7 @@ export async function serveMcpHttp(
   };
   // Unref'd: the sweeper alone must never keep a finished server's process alive.
   const sweeper = idleTimeoutMs > 0 ? setInterval(sweepIdle, Math.min(Math.max(idleTimeoutMs / 4, 100), MAX_SWEEP_INTERVAL_MS)).unref() : null;
-  const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}${MCP_HTTP_PATH}`;
+  const url = `http://${bind.urlHost}:${port}${MCP_HTTP_PATH}`;
 
   let closing: Promise<void> | null = null;
   return {
@@ -174,29 +208,6 @@ function trackActivity(entry: Entry, res: http.ServerResponse): void {
 }
 
 
-/**
- * On a loopback bind, only loopback Host and Origin values are served: a web page that
- * rebinds its own domain name to 127.0.0.1 still sends its own name, and is refused. So is the
- * opaque origin `null`, which any page can send from a sandboxed frame; clients that are not
- * browsers send no Origin at all.
- */
-function hostAllowed(req: http.IncomingMessage, boundHost: string): boolean {
-  if (!isLoopback(boundHost)) return true;
-  const hostHeader = req.headers.host;
-  if (hostHeader && !LOOPBACK_NAMES.has(hostnameOf(`http://${hostHeader}`))) return false;
-  const origin = req.headers.origin;
-  if (origin !== undefined && !LOOPBACK_NAMES.has(hostnameOf(origin))) return false;
-  return true;
-}
-
-function hostnameOf(value: string): string {
-  try {
-    return new URL(value).hostname;
-  } catch {
-    return "";
-  }
-}
-
 type BodyResult = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
 
 async function readJsonBody(req: http.IncomingMessage): Promise<BodyResult> {
@@ -214,7 +225,7 @@ async function readJsonBody(req: http.IncomingMessage): Promise<BodyResult> {
   }
 }
 
-function sendError(res: http.ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { "content-type": "application/json" });
+function sendError(res: http.ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }

@@ -4,6 +4,7 @@
  * activations cheap without ever serving a stale body.
  */
 import * as fs from "node:fs/promises";
+import { isOutOfDescriptors, outOfDescriptorsText } from "./descriptor-limit.js";
 import { readFrontmatter } from "./frontmatter.js";
 import { readSkillFileSync, sameStamp, stampOf } from "./skill-file.js";
 import type { FileStamp, SkillPackage } from "./types.js";
@@ -15,6 +16,8 @@ export class SkillBodyError extends Error {
   constructor(
     message: string,
     readonly code: string,
+    /** The system's error code when the file system refused (e.g. `EMFILE`). */
+    readonly errno?: string,
   ) {
     super(message);
   }
@@ -41,7 +44,9 @@ export async function readStampedSkillBody(skill: Pick<SkillPackage, "skillFile"
   try {
     stamp = stampOf(await fs.stat(skill.skillFile));
   } catch (e) {
-    throw new SkillBodyError(`Cannot read ${skill.skillFile}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`, "io");
+    const code = (e as NodeJS.ErrnoException).code;
+    if (isOutOfDescriptors(code)) throw new SkillBodyError(`Cannot read ${skill.skillFile}: ${outOfDescriptorsText(code!)}`, "too_many_open_files", code);
+    throw new SkillBodyError(`Cannot read ${skill.skillFile}: ${code ?? String(e)}`, "io");
   }
   const hit = cache.get(skill.skillFile);
   if (hit && sameStamp(hit.stamp, stamp)) {
@@ -55,7 +60,7 @@ export async function readStampedSkillBody(skill: Pick<SkillPackage, "skillFile"
     // A file caught mid-save while the registry still serves its last good version (SPEC §2):
     // the body of that version, when it is still cached, is the one that goes with the record.
     if (hit && skill.stamp && sameStamp(hit.stamp, skill.stamp)) return copyOf(hit);
-    throw new SkillBodyError(version.message, version.code);
+    throw new SkillBodyError(version.message, version.code, version.errno);
   }
   const entry = { stamp: version.stamp, body: version.body };
   cache.set(skill.skillFile, entry);
@@ -71,7 +76,7 @@ export function forgetSkillBody(skillFile: string): void {
   cache.delete(skillFile);
 }
 
-function readVersion(file: string): ({ ok: true } & StampedBody) | { ok: false; message: string; code: string } {
+function readVersion(file: string): ({ ok: true } & StampedBody) | { ok: false; message: string; code: string; errno?: string } {
   const read = readSkillFileSync(file);
   if (!read.ok) return read;
   const fm = readFrontmatter(read.text, { allowRetry: true });

@@ -7,6 +7,7 @@ import { constants } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { isLeftOutOfPackage } from "./package-shape.js";
+import { isOutOfDescriptors, outOfDescriptorsText } from "./descriptor-limit.js";
 
 /**
  * Why a confined read refused (`unsupported_path`: a dot-entry or `node_modules`, which are not
@@ -204,5 +205,6 @@ function reasonOf(error: unknown): ReadErrorReason {
 function describe(error: unknown): string {
   const code = errorCode(error);
   if (code === "ELOOP") return "it is a symbolic link loop or was replaced by a link";
+  if (isOutOfDescriptors(code)) return outOfDescriptorsText(code!);
   return code ? `the file system reported ${code}` : "the file could not be read";
 }

@@ -5,6 +5,7 @@
 import { Buffer, isUtf8 } from "node:buffer";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { isOutOfDescriptors, outOfDescriptorsText } from "./descriptor-limit.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
 import { isFile } from "./path-kind.js";
 import type { FileStamp } from "./types.js";
@@ -25,7 +26,7 @@ export function locateSkillFile(dir: string): SkillFileLocation | null {
 
 export type SkillFileRead =
   | { ok: true; text: string; stamp: FileStamp }
-  | { ok: false; code: string; message: string };
+  | { ok: false; code: string; message: string; errno?: string };
 
 export function stampOf(stat: fs.Stats): FileStamp {
   return { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
@@ -128,5 +129,6 @@ function frontmatterEnd(bytes: Buffer): number {
 function ioFailure(e: unknown, file: string): SkillFileRead {
   const err = e as NodeJS.ErrnoException;
   if (err.code === "ENOENT" || err.code === "ENOTDIR") return { ok: false, code: "skill_file_missing", message: "Missing required file: SKILL.md" };
+  if (isOutOfDescriptors(err.code)) return { ok: false, code: "too_many_open_files", errno: err.code!, message: `Cannot read ${file}: ${outOfDescriptorsText(err.code!)}` };
   return { ok: false, code: "skill_file_unreadable", message: `Cannot read ${file}: ${err.code ?? err.message}` };
 }

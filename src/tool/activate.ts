@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import type { Scope } from "../access/types.js";
 import { readStampedSkillBody, SkillBodyError, type StampedBody } from "../package/body.js";
+import { isOutOfDescriptors, outOfDescriptorsText } from "../package/descriptor-limit.js";
 import { envNames } from "../package/requirements.js";
 import { hasResources, listResources } from "../package/resources.js";
 import { sameStamp } from "../package/skill-file.js";
@@ -104,6 +105,18 @@ async function prepare(found: FoundSkill): Promise<({ ok: true } & StampedBody) 
   try {
     return { ok: true, ...(await readStampedSkillBody(skill)) };
   } catch (error) {
+    if (error instanceof SkillBodyError && isOutOfDescriptors(error.errno)) {
+      // Nothing is wrong with the skill, and a rescan could open nothing either: say what happened.
+      return {
+        ok: false,
+        envelope: failure({
+          code: "skill_read_error",
+          reason: "io",
+          message: `Skill ${JSON.stringify(skill.name)} could not be loaded: ${outOfDescriptorsText(error.errno!)}.`,
+        }),
+        readFailed: false,
+      };
+    }
     // The skill can vanish or change between listing and activation; that is an answer, not a crash.
     const known = error instanceof SkillBodyError ? BODY_ERROR_REASONS[error.code] : undefined;
     const reason: ReadErrorReason = known ?? (existsSync(skill.skillFile) ? "io" : "not_found");

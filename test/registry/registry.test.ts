@@ -14,6 +14,7 @@ import { WORKER_WALK_LIMIT } from "../../src/registry/walk-sources.js";
 import type { SkillSource } from "../../src/registry/types.js";
 import { memoryTempDir, names, tempDir, writeSkill } from "./skill-tree.js";
 import { CORPUS } from "../support/tmp.js";
+import { cannotSwitchUser, NOBODY, unprivilegedChild } from "../support/unprivileged.js";
 
 const corpusRoot = CORPUS;
 
@@ -381,36 +382,32 @@ test("a source's maxDirectories bounds its walk: exactly that many load; one mor
 });
 
 test("a source that becomes unreadable keeps its last good skills, with an error", async (t) => {
-  // Permissions do not bind root, so the scenario runs in a child process as an unprivileged user when needed.
+  // File modes do not bind root, so as root the scenario runs in a child as an unprivileged user,
+  // bundled into a place that user can reach: the checkout itself may sit under a 0700 directory.
   const root = tempDir(t);
   const cat = path.join(root, "cat");
   writeSkill(cat, "behind-the-door");
   writeSkill(root, "in-the-open");
-  const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-  for (const dir of [root, cat, path.join(cat, "behind-the-door"), path.join(root, "in-the-open")]) {
-    fs.chmodSync(dir, 0o755);
-    if (asUser.uid !== undefined) fs.chownSync(dir, asUser.uid, asUser.gid);
+  const fixture = fileURLToPath(new URL("./fixtures/unreadable-source.ts", import.meta.url));
+  let child: { status: number | null; stdout: string; stderr: string };
+  if (process.getuid?.() === 0) {
+    const cannot = cannotSwitchUser();
+    if (cannot) {
+      t.skip(`running as root and ${cannot}: file modes cannot be tested here`);
+      return;
+    }
+    for (const dir of [root, cat, path.join(cat, "behind-the-door"), path.join(root, "in-the-open")]) {
+      fs.chmodSync(dir, 0o755);
+      fs.chownSync(dir, NOBODY, NOBODY);
+    }
+    // tempDir's parent is the system temp directory, which every user can enter.
+    child = (await unprivilegedChild(fixture)).run([root, cat]);
+  } else {
+    child = spawnSync(process.execPath, ["--import", "tsx", fixture, root, cat], { encoding: "utf8", timeout: 60_000 });
   }
-  const registryModule = new URL("../../src/registry/registry.ts", import.meta.url).href;
-  const script = `
-    import * as fs from "node:fs";
-    const { createRegistry } = await import(${JSON.stringify(registryModule)});
-    const registry = createRegistry([{ path: ${JSON.stringify(root)}, origin: "global" }]);
-    const first = await registry.refresh();
-    fs.chmodSync(${JSON.stringify(cat)}, 0o000);
-    const second = await registry.refresh();
-    fs.chmodSync(${JSON.stringify(cat)}, 0o777);
-    const names = (o) => o.snapshot.skills.map((s) => s.name);
-    console.log(JSON.stringify({ first: names(first), second: names(second), codes: second.snapshot.diagnostics.map((d) => d.code) }));
-  `;
-  const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-    cwd: fileURLToPath(new URL("../..", import.meta.url)),
-    encoding: "utf8",
-    timeout: 60_000,
-    ...asUser,
-  });
   assert.equal(child.status, 0, child.stderr);
   const result = JSON.parse(child.stdout.trim().split("\n").at(-1)!);
+  assert.notEqual(result.uid, 0, "the scenario ran as a user file modes bind");
   assert.deepEqual(result.first, ["behind-the-door", "in-the-open"]);
   assert.deepEqual(result.second, ["behind-the-door", "in-the-open"]);
   assert.ok(result.codes.includes("directory_unreadable"), result.codes.join(", "));

@@ -11,8 +11,8 @@ import * as path from "node:path";
 import { test } from "node:test";
 import { createSkillRuntime, type SkillRuntime } from "../../src/runtime.js";
 import type { Envelope, FileLoadedData, ListData, LoadedData } from "../../src/tool/envelope.js";
-import { TSX_LOADER } from "../cli/cli-process.js";
 import { realTempDir } from "../support/tmp.js";
+import { cannotSwitchUser, NOBODY, unprivilegedChild } from "../support/unprivileged.js";
 import { assertEnvelope, withinBound, writeSkillDir } from "./support.js";
 
 async function runtimeOver(sources: string[], home: string): Promise<SkillRuntime> {
@@ -119,38 +119,24 @@ test("as an unprivileged user, chmod 000 files are refused with diagnostics and 
     t.skip("this process is not root: the previous test already ran with file modes enforced");
     return;
   }
-  const NOBODY = 65534;
+  const cannot = cannotSwitchUser();
+  if (cannot) {
+    t.skip(`running as root and ${cannot}: file modes cannot be tested here`);
+    return;
+  }
   const root = realTempDir("skillport-unreadable-nobody");
   fs.chmodSync(root, 0o755);
   const skills = path.join(root, "skills");
   const locked = writeLockedSkills(skills);
 
-  const fixture = path.join(import.meta.dirname, "fixtures", "load-and-call.ts");
-  const probe = spawnSync(process.execPath, ["-e", `require("fs").accessSync(${JSON.stringify(fixture)}, require("fs").constants.R_OK)`], {
-    uid: NOBODY,
-    gid: NOBODY,
-  });
-  if (probe.error || probe.status !== 0) {
-    t.skip(`cannot run a child as uid ${NOBODY} that reads this checkout (${probe.error?.message ?? String(probe.stderr).trim().split("\n")[0]})`);
-    return;
-  }
-  // The child's own scratch space (the tsx cache): the test root is only readable to it.
-  const scratch = path.join(root, "scratch");
-  fs.mkdirSync(scratch, { mode: 0o777 });
-  fs.chmodSync(scratch, 0o777);
+  // Bundled into a directory the unprivileged user can reach: the checkout may sit under a 0700 one.
+  const runner = await unprivilegedChild(path.join(import.meta.dirname, "fixtures", "load-and-call.ts"));
   const request = {
     sources: [{ path: skills, origin: "global" }],
     home: root,
     calls: [{ name: "locked" }, { name: "guarded", file_path: "references/private.md" }, { name: "open" }],
   };
-  const child = spawnSync(process.execPath, ["--import", TSX_LOADER, fixture, JSON.stringify(request)], {
-    uid: NOBODY,
-    gid: NOBODY,
-    cwd: root,
-    env: { PATH: process.env.PATH ?? "", HOME: root, TMPDIR: scratch },
-    encoding: "utf8",
-    timeout: 60_000,
-  });
+  const child = runner.run([JSON.stringify(request)], { cwd: root });
   assert.equal(child.status, 0, `child failed: ${child.stderr}`);
   const report = JSON.parse(child.stdout) as {
     uid: number;

@@ -1,8 +1,10 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, isLoopback } from "../../adapters/mcp-http-defaults.js";
+import { parseAllowedOrigin, parseBindAddress, type BindAddress } from "../../adapters/mcp-http-address.js";
+import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS } from "../../adapters/mcp-http-defaults.js";
 import type { McpServerOptions } from "../../adapters/mcp.js";
 import type { SessionOptions } from "../../session/session.js";
+import { InvalidArgumentError } from "commander";
 import { nonNegativeInteger, portNumber, positiveInteger } from "../arg-parsers.js";
 import type { CommandHost } from "../command-host.js";
 import { addCommonOptions, type CommonOptions } from "../common-options.js";
@@ -23,6 +25,8 @@ export interface McpOptions extends Omit<CommonOptions, "json"> {
   host?: string;
   /** Seconds; 0 = never. */
   idleTimeout?: number;
+  allowedOrigin?: string[];
+  maxSessions?: number;
   watch?: boolean;
   logDir?: string;
   /** false with `--no-log`. */
@@ -43,6 +47,12 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
         `with --http, end sessions that sent no request for this long (default: ${DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS / 1000}; 0 = never)`,
         nonNegativeInteger,
       )
+      .option(
+        "--allowed-origin <origin>",
+        "with --http, a web origin (scheme://host[:port]) browsers may call from; repeatable; required with a --host that is not loopback",
+        collectOrigin,
+      )
+      .option("--max-sessions <n>", "with --http, live sessions at most; beyond it initialize gets 503 with Retry-After (default: sized for this machine)", positiveInteger)
       .option("--watch", "rescan when skill files change and tell clients the tools, resources and prompts changed")
       .option("--log-dir <dir>", "directory for session logs (default: $XDG_STATE_HOME/skillport/sessions, else ~/.local/state/skillport/sessions)")
       .option("--no-log", "keep session logs in memory only")
@@ -55,6 +65,9 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
 export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<ExitCode> {
   if (options.host !== undefined && options.http === undefined) throw new CliError("--host only applies with --http PORT", EXIT_USAGE);
   if (options.idleTimeout !== undefined && options.http === undefined) throw new CliError("--idle-timeout only applies with --http PORT", EXIT_USAGE);
+  if (options.allowedOrigin !== undefined && options.http === undefined) throw new CliError("--allowed-origin only applies with --http PORT", EXIT_USAGE);
+  if (options.maxSessions !== undefined && options.http === undefined) throw new CliError("--max-sessions only applies with --http PORT", EXIT_USAGE);
+  const bind = options.http === undefined ? null : bindAddressOf(options);
   const context = await openRuntime(options, out, { watch: options.watch === true });
   const { runtime, scope, cwd, sources } = context;
   // A client shows a server's stderr only in its logs; that is where someone wondering why the
@@ -82,11 +95,13 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
       const { serveMcpHttp } = await import("../../adapters/mcp-http.js");
       const http = await serveMcpHttp(runtime, serverOptions, {
         port: options.http,
-        ...(options.host ? { host: options.host } : {}),
+        host: bind!.listenHost,
         ...(options.idleTimeout !== undefined ? { idleTimeoutMs: options.idleTimeout * 1000 } : {}),
+        ...(options.allowedOrigin ? { allowedOrigins: options.allowedOrigin } : {}),
+        ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
       });
       out.log(`listening on ${http.url}`);
-      if (!isLoopback(options.host ?? DEFAULT_MCP_HTTP_HOST)) {
+      if (!bind!.loopback) {
         out.log(`warning: bound to ${options.host}: any machine that can reach it can read your skills`);
       }
       serving = http;
@@ -129,4 +144,34 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   await runtime.close();
   setTimeout(() => process.exit(process.exitCode ?? EXIT_OK), EXIT_GRACE_MS).unref();
   return EXIT_OK;
+}
+
+function collectOrigin(value: string, previous: string[] = []): string[] {
+  try {
+    return [...previous, parseAllowedOrigin(value)];
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+/**
+ * `--host` read once (every spelling of loopback is loopback), and the rule that a server other
+ * machines can reach names the web origins it serves: the MCP spec requires servers to validate
+ * Origin, and off loopback there is no list of names to check it against otherwise.
+ */
+function bindAddressOf(options: McpOptions): BindAddress {
+  let bind: BindAddress;
+  try {
+    bind = parseBindAddress(options.host ?? DEFAULT_MCP_HTTP_HOST);
+  } catch (error) {
+    throw new CliError(`--host ${(error as Error).message}`, EXIT_USAGE);
+  }
+  if (!bind.loopback && (options.allowedOrigin ?? []).length === 0) {
+    throw new CliError(
+      `--host ${options.host} is not a loopback address, so browsers elsewhere can reach it: name the web origins allowed to call it ` +
+        "with --allowed-origin ORIGIN (e.g. --allowed-origin https://app.example.com; repeatable). Requests with any other Origin get 403.",
+      EXIT_USAGE,
+    );
+  }
+  return bind;
 }
