@@ -42,7 +42,8 @@ export function sandbox(): { cwd: string; home: string; env: Record<string, stri
 export function spawnCli(args: string[], options: CliRunOptions = {}): ChildProcess {
   return spawn(process.execPath, ["--import", TSX_LOADER, CLI_MAIN, ...args], {
     cwd: options.cwd ?? REPO,
-    env: { ...process.env, NO_COLOR: "1", ...options.env },
+    // A HOME of the test's own brings a state directory inside it, whatever the runner's says.
+    env: { ...process.env, NO_COLOR: "1", ...(options.env?.HOME ? homeEnv(options.env.HOME) : {}), ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
 }
