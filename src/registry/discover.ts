@@ -172,37 +172,48 @@ export async function discoverSource(
   if (owner !== null) {
     refusePrivate(walk, owner, root, `Source ${root} lies inside agent '${owner}''s private skills; it contributes no skills here`);
   } else {
-    await visit(realRoot, 0, [realRoot], false, walk);
+    await walkTree(realRoot, walk);
   }
   return { found: walk.found, diagnostics: walk.diagnostics, privateRefusals: walk.privateRefusals, failed: walk.failed };
 }
 
+/** A directory being walked: its sorted listing and how far the walk has gone through it. */
+interface Frame {
+  dir: string;
+  entries: fs.Dirent[];
+  next: number;
+  level: number;
+  isSkill: boolean;
+  /** Below a skill (this directory or an ancestor is one). */
+  insideSkill: boolean;
+}
+
 /**
- * Lists `dir` (a real directory `level` below the root), takes it as a skill when its listing
- * holds SKILL.md, and walks on into its subdirectories. `chain` holds the real directories from
- * the root down to `dir`, pushed and popped in place.
+ * Walks the tree below the real root depth first, in listing order, with an explicit stack of
+ * directories rather than an async call per directory: now that every skill directory is listed
+ * too, a promise and a resumed frame per directory were a visible share of a large walk.
+ * `chain` holds the real directories from the root down to the current one, for loop checks.
  */
-async function visit(dir: string, level: number, chain: string[], insideSkill: boolean, walk: Walk): Promise<void> {
-  const entries = readEntries(dir, walk);
-  const isSkill = takeSkill(dir, entries, walk);
-  if (level >= MAX_SKILL_DEPTH) {
-    // Inside a skill, deep folders are its content (examples, vendored code), not lost skills.
-    if (!isSkill && !insideSkill && entries.some((e) => !isSkipped(e.name) && (e.isDirectory() || e.isSymbolicLink()))) {
-      walk.diagnostics.push(
-        diagnostic(dir, "warning", "depth_limit", `Not searched: ${dir} is ${MAX_SKILL_DEPTH} levels below source ${walk.sourcePath}, the deepest a skill directory may sit`),
-      );
-    }
-    return;
-  }
-  for (let i = 0; i < entries.length; i++) {
-    const entry = entries[i]!;
+async function walkTree(realRoot: string, walk: Walk): Promise<void> {
+  const chain = [realRoot];
+  const stack: Frame[] = [];
+  const root = openFrame(realRoot, 0, false, walk);
+  if (root) stack.push(root);
+  while (stack.length > 0) {
     if (walk.stopped) return;
-    if (isSkipped(entry.name) || (isSkill && RESOURCE_FOLDERS.has(entry.name))) continue;
+    const frame = stack[stack.length - 1]!;
+    if (frame.next >= frame.entries.length) {
+      stack.pop();
+      chain.pop();
+      continue;
+    }
+    const entry = frame.entries[frame.next++]!;
+    if (isSkipped(entry.name) || (frame.isSkill && RESOURCE_FOLDERS.has(entry.name))) continue;
     // Plain concatenation: both parts are already clean, and path.join costs more than the stat.
-    const child = dir + path.sep + entry.name;
+    const child = frame.dir + path.sep + entry.name;
     let real: string | null;
     if (entry.isSymbolicLink()) {
-      real = followLink(child, dir, chain, walk);
+      real = followLink(child, frame.dir, chain, walk);
       walk.visited ??= new Set([walk.realRoot, ...walk.plain]);
     } else if (!entry.isDirectory()) continue;
     else real = walk.privatePaths.has(child) ? plainIntoPrivate(child, walk) : child;
@@ -222,12 +233,32 @@ async function visit(dir: string, level: number, chain: string[], insideSkill: b
       );
       return;
     }
-    chain.push(real);
-    await visit(real, level + 1, chain, insideSkill || isSkill, walk);
-    chain.pop();
+    const opened = openFrame(real, frame.level + 1, frame.insideSkill || frame.isSkill, walk);
+    if (opened) {
+      stack.push(opened);
+      chain.push(real);
+    }
     // An await per entry costs a microtask turn each; yield only when the slice is used up.
     if (walk.slicer.due()) await walk.slicer.yield();
   }
+}
+
+/**
+ * Lists `dir` (a real directory `level` below the root) and takes it as a skill when its listing
+ * holds SKILL.md. Returns the frame to walk its subdirectories from, or null when there is
+ * nothing below it to search (the depth bound).
+ */
+function openFrame(dir: string, level: number, insideSkill: boolean, walk: Walk): Frame | null {
+  const entries = readEntries(dir, walk);
+  const isSkill = takeSkill(dir, entries, walk);
+  if (level < MAX_SKILL_DEPTH) return { dir, entries, next: 0, level, isSkill, insideSkill };
+  // Inside a skill, deep folders are its content (examples, vendored code), not lost skills.
+  if (!isSkill && !insideSkill && entries.some((e) => !isSkipped(e.name) && (e.isDirectory() || e.isSymbolicLink()))) {
+    walk.diagnostics.push(
+      diagnostic(dir, "warning", "depth_limit", `Not searched: ${dir} is ${MAX_SKILL_DEPTH} levels below source ${walk.sourcePath}, the deepest a skill directory may sit`),
+    );
+  }
+  return null;
 }
 
 /** A plain folder enters another root only by being that root: a private source nested in this one. */
