@@ -3,7 +3,8 @@
  * skill's directory except entries whose names start with `.` and `node_modules` folders. A
  * `.env` or `.git` beside a skill is the author's working state, not something the skill ships,
  * and may hold secrets; `node_modules` is installed, not authored, and huge. The listing leaves
- * these out and a read refuses them, so the model is never offered one and cannot ask for one.
+ * these out and a read refuses them, so the model is never offered one and cannot ask for one;
+ * discovery skips the same names, and never looks for skills inside the resource folders.
  */
 
 /** The standard's folders. Files under `scripts/` are listed as absolute paths, to be run. */

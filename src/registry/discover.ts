@@ -25,13 +25,14 @@ import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
 import type { FileStamp } from "../package/types.js";
 import type { TimeSlicer } from "./time-slice.js";
 import { isDirectory } from "../package/path-kind.js";
+import { isLeftOutOfPackage, RESOURCE_DIRS } from "../package/package-shape.js";
 
 /** Deepest level below the source root at which a skill directory is found (Codex allows 6). */
 export const MAX_SKILL_DEPTH = 6;
 /** Directories visited per source unless the source says otherwise, so a mistaken root (say `~`) ends quickly. */
 export const DEFAULT_MAX_DIRECTORIES = 50_000;
 /** A skill's own resource folders: its files, never searched for skills. */
-const RESOURCE_FOLDERS: ReadonlySet<string> = new Set(["scripts", "references", "assets"]);
+const RESOURCE_FOLDERS: ReadonlySet<string> = new Set(RESOURCE_DIRS);
 
 /** The real root of a source private to an agent, and which agent (or agents) it belongs to. */
 export interface PrivateRoot {
@@ -208,7 +209,7 @@ async function walkTree(realRoot: string, walk: Walk): Promise<void> {
       continue;
     }
     const entry = frame.entries[frame.next++]!;
-    if (isSkipped(entry.name) || (frame.isSkill && RESOURCE_FOLDERS.has(entry.name))) continue;
+    if (isLeftOutOfPackage(entry.name) || (frame.isSkill && RESOURCE_FOLDERS.has(entry.name))) continue;
     // Plain concatenation: both parts are already clean, and path.join costs more than the stat.
     const child = frame.dir + path.sep + entry.name;
     let real: string | null;
@@ -253,7 +254,7 @@ function openFrame(dir: string, level: number, insideSkill: boolean, walk: Walk)
   const isSkill = takeSkill(dir, entries, walk);
   if (level < MAX_SKILL_DEPTH) return { dir, entries, next: 0, level, isSkill, insideSkill };
   // Inside a skill, deep folders are its content (examples, vendored code), not lost skills.
-  if (!isSkill && !insideSkill && entries.some((e) => !isSkipped(e.name) && (e.isDirectory() || e.isSymbolicLink()))) {
+  if (!isSkill && !insideSkill && entries.some((e) => !isLeftOutOfPackage(e.name) && (e.isDirectory() || e.isSymbolicLink()))) {
     walk.diagnostics.push(
       diagnostic(dir, "warning", "depth_limit", `Not searched: ${dir} is ${MAX_SKILL_DEPTH} levels below source ${walk.sourcePath}, the deepest a skill directory may sit`),
     );
@@ -406,10 +407,6 @@ export function statSkillFile(dir: string, problems: Pick<WalkProblems, "diagnos
     if (stat) return { dir, skillFile, stamp: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino } };
   }
   return null;
-}
-
-function isSkipped(name: string): boolean {
-  return name.startsWith(".") || name === "node_modules";
 }
 
 function errorCode(error: unknown): string {

@@ -131,7 +131,7 @@ function renderDetails(d: SkillDetails): string {
   for (const diag of d.diagnostics) lines.push(`  ${diag.severity} ${diag.code}: ${diag.message.replace(/\r\n|[\n\r\u2028\u2029]/g, "\n    ")}`);
   lines.push("");
   const r = d.resources;
-  lines.push(r.scripts.length + r.files.length === 0 ? "resources: none" : "resources:");
+  lines.push(r.scripts.length + r.files.length === 0 && !r.truncated ? "resources: none" : "resources:");
   for (const file of [...r.scripts, ...r.files]) lines.push(`  ${oneLineShown(file)}`);
   if (r.truncated) lines.push("  (listing cut short: too many files or directories, or nested too deep)");
   return `${lines.join("\n")}\n`;
