@@ -119,6 +119,13 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
   let lastFound = new Map<number, FoundSkill[]>();
   /** Each source's last walk diagnostics, reused for a source a partial rescan does not walk. */
   let lastWalkReports = new Map<number, WalkReport>();
+  /**
+   * Each source's registered records and the file diagnostics it reported, from the last scan:
+   * a partial rescan takes a source it does not walk from here as a whole, instead of looking
+   * each of its files up again.
+   */
+  let lastCandidates = new Map<number, RegisteredSkill[]>();
+  let lastEntryDiagnostics = new Map<number, Diagnostic[]>();
   /** Changes waiting for the follow-up scan; "all" once any caller asked for a whole rescan. */
   let pendingChanges: Map<number, Set<string> | null> | "all" | null = null;
   let lastFoundCount = 0;
@@ -197,10 +204,16 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       else partial.set(index, dirs);
     }
     const walked = await walkSources(whole, inputFor, slicer, lastFoundCount >= WORKER_WALK_LIMIT);
+    /** SKILL.md files a partial walk no longer found where they were. */
+    const gone: string[] = [];
     for (const [index, dirs] of partial) {
-      const walk = await walkChanged(sources[index]!.path, dirs, lastFound.get(index)!, lastWalkReports.get(index) ?? NO_REPORT, (dir) => inputFor(index, () => {}, dir), slicer);
-      if (walk) walked.walks.set(index, walk);
-      else whole.push(index);
+      const changed = await walkChanged(sources[index]!.path, dirs, lastFound.get(index)!, lastWalkReports.get(index) ?? NO_REPORT, (dir) => inputFor(index, () => {}, dir), slicer);
+      if (!changed) {
+        whole.push(index);
+        continue;
+      }
+      walked.walks.set(index, changed.walk);
+      gone.push(...changed.gone);
     }
     if (partial.size > 0 && whole.some((index) => partial.has(index))) {
       // A changed directory that is the source root itself: walk that source whole after all.
@@ -208,10 +221,12 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       for (const [index, walk] of again.walks) walked.walks.set(index, walk);
     }
     if (closed) throw new Error("registry closed during refresh");
+    const reused = new Set<number>();
     const walks: Array<SourceWalk | null> = sources.map((_, index) => {
       const walk = walked.walks.get(index);
       if (walk) return walk;
       if (!indexes.includes(index) || !lastFound.has(index)) return null;
+      reused.add(index);
       const report = lastWalkReports.get(index) ?? NO_REPORT;
       return { discovery: { found: lastFound.get(index)!, diagnostics: report.diagnostics, privateRefusals: report.privateRefusals, failed: false }, reads: 0 };
     });
@@ -225,6 +240,8 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
 
     const nextFound = new Map<number, FoundSkill[]>();
     const nextWalkReports = new Map<number, WalkReport>();
+    const nextCandidates = new Map<number, RegisteredSkill[]>();
+    const nextEntryDiagnostics = new Map<number, Diagnostic[]>();
     const candidates: RegisteredSkill[] = [];
     for (const [index, walk] of walks.entries()) {
       if (!walk) continue;
@@ -236,19 +253,40 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       for (const refusal of discovery.privateRefusals) report(refusal.diagnostic, [group, `agent:${refusal.owner}`]);
       nextFound.set(index, discovery.found);
       nextWalkReports.set(index, { diagnostics: discovery.diagnostics, privateRefusals: discovery.privateRefusals });
+      if (reused.has(index)) {
+        // Not walked: its records and file diagnostics are the last scan's, taken whole.
+        const records = lastCandidates.get(index) ?? [];
+        const fileDiagnostics = lastEntryDiagnostics.get(index) ?? [];
+        for (let i = 0; i < records.length; i++) candidates.push(records[i]!);
+        for (let i = 0; i < fileDiagnostics.length; i++) tag(fileDiagnostics[i]!, group);
+        nextCandidates.set(index, records);
+        nextEntryDiagnostics.set(index, fileDiagnostics);
+        continue;
+      }
+      const records: RegisteredSkill[] = [];
+      const fileDiagnostics: Diagnostic[] = [];
       for (let i = 0; i < discovery.found.length; i++) {
         const found = discovery.found[i]!;
-        const entry = cache.get(found.skillFile)!;
+        const entry = cache.get(found.skillFile);
+        // Only a file a partial walk of another source saw go can be missing here.
+        if (!entry) continue;
         if (entry.reportedIn !== scanNumber) {
           entry.reportedIn = scanNumber;
           // An index loop: a `for...of` allocates an iterator per skill until the code is optimised.
-          for (let k = 0; k < entry.diagnostics.length; k++) tag(entry.diagnostics[k]!, group);
+          for (let k = 0; k < entry.diagnostics.length; k++) {
+            tag(entry.diagnostics[k]!, group);
+            fileDiagnostics.push(entry.diagnostics[k]!);
+          }
         }
         if (!entry.skill) continue;
-        candidates.push(recordOf(entry, source, index));
+        const record = recordOf(entry, source, index);
+        candidates.push(record);
+        records.push(record);
         // An await per skill costs a microtask turn each; yield only when the slice is used up.
         if (slicer.due()) await slicer.yield();
       }
+      nextCandidates.set(index, records);
+      nextEntryDiagnostics.set(index, fileDiagnostics);
     }
 
     const ranked = lastRanking && sameRecords(lastRanking.candidates, candidates) ? lastRanking.ranked : (lastRanking && rankedInPlace(lastRanking, candidates)) || (await rankSkills(candidates, slicer));
@@ -256,11 +294,19 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     for (const d of ranked.diagnostics) report(d, ranked.diagnosticGroups.get(d)!);
     const env = copyEnv(readEnv());
     const changed = !sameContent(current, ranked.skills, diagnostics, env);
-    cache.forEach((entry, skillFile) => {
-      if (entry.reportedIn !== scanNumber) cache.delete(skillFile);
-    });
+    if (reused.size === 0) {
+      cache.forEach((entry, skillFile) => {
+        if (entry.reportedIn !== scanNumber) cache.delete(skillFile);
+      });
+    } else {
+      // A partial scan looked at none of the untouched sources' files, so it cannot sweep by
+      // "reached this scan"; it drops just the files it saw go (a whole scan sweeps the rest).
+      for (const skillFile of gone) if (cache.get(skillFile)?.reportedIn !== scanNumber) cache.delete(skillFile);
+    }
     lastFound = nextFound;
     lastWalkReports = nextWalkReports;
+    lastCandidates = nextCandidates;
+    lastEntryDiagnostics = nextEntryDiagnostics;
     lastFoundCount = 0;
     nextFound.forEach((found) => (lastFoundCount += found.length));
     stats.scans += 1;
@@ -458,16 +504,21 @@ function registerSkill(skill: SkillPackage, source: SkillSource, sourceIndex: nu
  */
 function rankedInPlace(last: { candidates: readonly RegisteredSkill[]; ranked: RankedSkills }, candidates: readonly RegisteredSkill[]): RankedSkills | null {
   if (last.ranked.diagnostics.length > 0 || last.candidates.length !== candidates.length || last.ranked.skills.length !== candidates.length) return null;
-  const replaced = new Map<RegisteredSkill, RegisteredSkill>();
+  // Copied by an index loop: the last ranking's array is frozen in its snapshot, and `slice()`
+  // of a frozen array took the slow generic path (a millisecond over 10,000 skills).
+  const previous = last.ranked.skills;
+  const skills = new Array<RegisteredSkill>(previous.length);
+  for (let i = 0; i < previous.length; i++) skills[i] = previous[i]!;
   for (let i = 0; i < candidates.length; i++) {
     const before = last.candidates[i]!;
     const after = candidates[i]!;
     if (before === after) continue;
     if (before.name !== after.name || before.sourceIndex !== after.sourceIndex) return null;
-    replaced.set(before, after);
+    // Nearly always one or two records change: finding each costs less than a map of them all.
+    const at = skills.indexOf(before);
+    if (at < 0) return null;
+    skills[at] = after;
   }
-  const skills = last.ranked.skills.slice();
-  if (replaced.size > 0) for (let i = 0; i < skills.length; i++) skills[i] = replaced.get(skills[i]!) ?? skills[i]!;
   return { skills, diagnostics: [], diagnosticGroups: new Map() };
 }
 
@@ -490,7 +541,7 @@ async function walkChanged(
   previousReport: WalkReport,
   inputFor: (dir: string) => WalkInput,
   slicer: TimeSlicer,
-): Promise<SourceWalk | null> {
+): Promise<{ walk: SourceWalk; gone: string[] } | null> {
   let realRoot: string;
   try {
     realRoot = fs.realpathSync.native(sourcePath);
@@ -505,6 +556,7 @@ async function walkChanged(
   let privateRefusals = previousReport.privateRefusals.slice();
   let reads = 0;
   let failed = false;
+  const gone: string[] = [];
   for (const dir of roots) {
     const walk = await walkHere(inputFor(dir), slicer);
     reads += walk.reads;
@@ -517,6 +569,8 @@ async function walkChanged(
     const fresh = walk.discovery.found.filter((skill) => !isWithin(skill.dir, realRoot) || depthBelow(realRoot, skill.dir) <= MAX_SKILL_DEPTH);
     const at = found.findIndex((skill) => isWithin(skill.dir, dir));
     const kept = found.filter((skill) => !isWithin(skill.dir, dir));
+    const stillThere = new Set(fresh.map((skill) => skill.skillFile));
+    for (const skill of found) if (isWithin(skill.dir, dir) && !stillThere.has(skill.skillFile)) gone.push(skill.skillFile);
     const insertAt = at >= 0 ? at : placeInWalkOrder(kept, dir);
     found = [...kept.slice(0, insertAt), ...fresh, ...kept.slice(insertAt)];
     // A path that is a file now simply holds no skills; as a source it would be "not a directory".
@@ -524,7 +578,7 @@ async function walkChanged(
     diagnostics = diagnostics.filter((d) => !isWithin(d.path, dir)).concat(fromWalk);
     privateRefusals = privateRefusals.filter((r) => !isWithin(r.diagnostic.path, dir)).concat(walk.discovery.privateRefusals);
   }
-  return { discovery: { found, diagnostics, privateRefusals, failed }, reads };
+  return { walk: { discovery: { found, diagnostics, privateRefusals, failed }, reads }, gone };
 }
 
 /** Levels of `dir` below `root` (a direct child is 1). */
@@ -565,7 +619,8 @@ function sameContent(
   env: Readonly<Record<string, string>>,
 ): boolean {
   if (previous === EMPTY_SNAPSHOT) return false;
-  if (previous.skills.length !== skills.length || previous.skills.some((s, i) => s !== skills[i])) return false;
+  if (previous.skills.length !== skills.length) return false;
+  for (let i = 0; i < skills.length; i++) if (previous.skills[i] !== skills[i]) return false;
   if (JSON.stringify(previous.diagnostics) !== JSON.stringify(diagnostics)) return false;
   const keys = Object.keys(env);
   return keys.length === Object.keys(previous.env).length && keys.every((k) => previous.env[k] === env[k]);

@@ -35,6 +35,10 @@ export interface SourceWatcher {
   close(): void;
 }
 
+const WATCHED_DIR = Symbol("watched directory");
+type DirectoryWatcher = fs.FSWatcher & { [WATCHED_DIR]: string };
+const WATCH_OPTIONS = Object.freeze({ persistent: false });
+
 /** What the watcher needs from the registry it serves. */
 export interface WatchHost {
   /** The real skill directories the last scan found in source `index`. */
@@ -112,7 +116,9 @@ export function watchSources(paths: readonly string[], host: WatchHost, debounce
     if (exhausted) return;
     let watcher: fs.FSWatcher;
     try {
-      watcher = fs.watch(dir, { persistent: false }, (_event, filename) => onEvent(dir, filename));
+      // Listeners shared by every watcher, which carries its directory: two closures per
+      // directory were a third of the set-up's own cost at 10,000 skills.
+      watcher = fs.watch(dir, WATCH_OPTIONS, onChangeEvent) as DirectoryWatcher;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
       if (code === "ENOENT" || code === "ENOTDIR") return;
@@ -121,15 +127,27 @@ export function watchSources(paths: readonly string[], host: WatchHost, debounce
       diagnostics.push(diagnostic(dir, "warning", "watch_failed", `Cannot watch ${dir} (${why}); changes there show only after a refresh`));
       return;
     }
-    // A watched directory that goes away may end its watcher with an error: look at it again.
-    watcher.on("error", () => {
-      const owners = dirs.get(dir)?.sources ?? [index];
-      unwatch(dir);
-      for (const owner of owners) note(owner, dir);
-      schedule();
-    });
+    (watcher as DirectoryWatcher)[WATCHED_DIR] = dir;
+    watcher.on("error", onErrorEvent);
     dirs.set(dir, { watcher, sources: [index], skill });
   };
+
+  function onChangeEvent(this: DirectoryWatcher, _event: string, filename: string | Buffer | null): void {
+    onEvent(this[WATCHED_DIR], filename);
+  }
+
+  // A watched directory that goes away may end its watcher with an error: look at it again.
+  function onErrorEvent(this: DirectoryWatcher): void {
+    const dir = this[WATCHED_DIR];
+    const entry = dirs.get(dir);
+    if (entry?.watcher !== this) {
+      this.close();
+      return;
+    }
+    unwatch(dir);
+    for (const owner of entry.sources) note(owner, dir);
+    schedule();
+  }
 
   const unwatch = (dir: string): void => {
     const entry = dirs.get(dir);
@@ -176,9 +194,13 @@ export function watchSources(paths: readonly string[], host: WatchHost, debounce
         known.seen.add(real);
         child = real;
       } else if (!entry.isDirectory()) continue;
+      const childIsSkill = known.skills.has(child);
+      const leadsToSkill = known.ancestors.has(child);
       // Inside a skill only the way to a skill below it is worth a watch.
-      if (skill && !known.skills.has(child) && !known.ancestors.has(child)) continue;
-      await cover(index, child, depth + 1, known, slicer);
+      if (skill && !childIsSkill && !leadsToSkill) continue;
+      // A skill with no skill below it is watched here: no listing, and no async call per skill.
+      if (childIsSkill && !leadsToSkill) watchDir(child, index, true);
+      else await cover(index, child, depth + 1, known, slicer);
       if (slicer.due()) await slicer.yield();
     }
   };
@@ -321,8 +343,10 @@ function knownTree(root: string, skillDirs: readonly string[]): KnownTree {
   const skills = new Set(skillDirs);
   const ancestors = new Set<string>();
   for (const dir of skills) {
-    if (!isWithin(dir, root)) continue;
-    for (let parent = path.dirname(dir); parent.length > root.length && !ancestors.has(parent); parent = path.dirname(parent)) ancestors.add(parent);
+    // Most skills sit right below the root: no ancestor to record, and no string to cut.
+    const cut = dir.lastIndexOf(path.sep);
+    if (cut <= root.length || !isWithin(dir, root)) continue;
+    for (let parent = dir.slice(0, cut); parent.length > root.length && !ancestors.has(parent); parent = path.dirname(parent)) ancestors.add(parent);
   }
   return { skills, ancestors, seen: new Set() };
 }
