@@ -20,6 +20,7 @@ import type { TreeShape } from "./generate-tree.js";
 import type { LoaderOutcome } from "./loader-child.js";
 import { measureMcpRoundTrips } from "./mcp-roundtrip.js";
 import { renderReport, type BenchRun, type SizeResult } from "./report.js";
+import { measureWatch, renderWatchSection, type WatchOutcome } from "./watch.js";
 import type { OperationsOutcome } from "./skillport-ops.js";
 
 const BENCH = import.meta.dirname;
@@ -158,6 +159,8 @@ export interface BenchModule {
 
 const EXTRA_MODULES: BenchModule[] = [];
 
+const watchOutcomes: WatchOutcome[] = [];
+
 async function measureSize(count: number, shape: TreeShape, settings: ReturnType<typeof options>, peersProblem: string | null): Promise<SizeResult> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `skillport-bench-${shape}-${count}-`));
   try {
@@ -203,6 +206,9 @@ async function measureSize(count: number, shape: TreeShape, settings: ReturnType
     const opsOut = path.join(root, "ops.json");
     const ops = await runChild("skillport-ops.ts", [manifest, String(settings.runs), String(settings.samples), opsOut]);
     result.ops = ops.ok ? (JSON.parse(fs.readFileSync(opsOut, "utf8")) as OperationsOutcome) : { error: ops.reason };
+
+    log("   watching");
+    watchOutcomes.push(await measureWatch(manifest, settings.runs, root));
 
     log("   MCP round trips");
     try {
@@ -257,7 +263,7 @@ async function main(): Promise<void> {
     peersProblem: settings.peers ? peersProblem : "not run (`--no-peers`)",
     results,
   };
-  const markdown = renderReport(run);
+  const markdown = `${renderReport(run)}\n${renderWatchSection(watchOutcomes)}`;
   process.stdout.write(`${markdown}\n`);
   fs.mkdirSync(path.join(BENCH, "results"), { recursive: true });
   fs.writeFileSync(path.join(BENCH, "results", "latest.json"), JSON.stringify(run, null, 2));

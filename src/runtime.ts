@@ -76,11 +76,13 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
 
   let watcher: SourceWatcher | null = null;
   if (options.watch) {
+    // Events name the directories that changed, so a refresh walks only those.
     watcher = watchSources(
       sources.map((s) => s.path),
-      () => void registry.refreshAfterChange(),
+      { skillDirectories: (index) => registry.skillDirectories(index), refresh: (changes) => registry.refreshAfterChange(changes) },
       options.watchDebounceMs ?? DEFAULT_WATCH_DEBOUNCE_MS,
     );
+    await watcher.ready;
   }
 
   const host: SessionHost = {

@@ -4,15 +4,17 @@
  * one; concurrent refreshes join the scan in flight; a refresh that throws leaves the last good
  * snapshot serving; unchanged SKILL.md files (same size, mtime and inode) are never re-read.
  */
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { forgetSkillBody } from "../package/body.js";
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
 import type { FileStamp, SkillPackage } from "../package/types.js";
-import type { FoundSkill } from "./discover.js";
+import { MAX_SKILL_DEPTH, type FoundSkill, type SourceDiscovery } from "./discover.js";
 import { rankSkills, type RankedSkills } from "./precedence.js";
 import { defaultLabel, privateRootsOf, visibilityGroup, walkOptionsOf, type VisibilityGroup } from "./sources.js";
 import type { LoadedSkill } from "./skill-wire.js";
 import { TimeSlicer } from "./time-slice.js";
-import type { SourceWalk, WalkInput } from "./source-walk.js";
+import { walkHere, type SourceWalk, type WalkInput } from "./source-walk.js";
 import { walkSources, WORKER_WALK_LIMIT } from "./walk-sources.js";
 import type { RegisteredSkill, RegistrySnapshot, SkillSource } from "./types.js";
 
@@ -30,6 +32,13 @@ export interface RegistryStats {
   readsInWorkers: number;
 }
 
+/**
+ * What a watcher saw change, per source index: the directories to examine again (a skill
+ * directory, or a directory a skill may have appeared in or gone from), or null to walk the
+ * source whole. Sources not named are taken as unchanged and not walked at all.
+ */
+export type SourceChanges = ReadonlyMap<number, readonly string[] | null>;
+
 export type RefreshOutcome =
   | { ok: true; snapshot: RegistrySnapshot; changed: boolean }
   /** The scan failed; `snapshot` is the last good one, still serving. */
@@ -43,7 +52,9 @@ export interface SkillRegistry {
    * Rescans after a change was seen. A scan already running may have walked past the change, so
    * this waits for it and scans again; calls made meanwhile share that one follow-up scan.
    */
-  refreshAfterChange(): Promise<RefreshOutcome>;
+  refreshAfterChange(changes?: SourceChanges): Promise<RefreshOutcome>;
+  /** The real skill directories the last scan found in source `index` (shadowed ones included). */
+  skillDirectories(index: number): readonly string[];
   stats(): RegistryStats;
   /**
    * Increases on every completed refresh, changed or not. An unchanged refresh keeps the snapshot
@@ -57,6 +68,10 @@ export interface SkillRegistry {
   onChange(listener: (snapshot: RegistrySnapshot) => void): () => void;
   close(): Promise<void>;
 }
+
+/** What a walk said about its source besides the skills it found. */
+type WalkReport = Pick<SourceDiscovery, "diagnostics" | "privateRefusals">;
+const NO_REPORT: WalkReport = Object.freeze({ diagnostics: [], privateRefusals: [] });
 
 interface CacheEntry {
   stamp: FileStamp;
@@ -100,8 +115,19 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
   const listeners = new Set<(snapshot: RegistrySnapshot) => void>();
   let current = EMPTY_SNAPSHOT;
   const cache = new Map<string, CacheEntry>();
-  /** Each source's last discovery, kept for sources that later fail to read. */
+  /** Each source's last discovery, kept for sources that later fail to read and for partial rescans. */
   let lastFound = new Map<number, FoundSkill[]>();
+  /** Each source's last walk diagnostics, reused for a source a partial rescan does not walk. */
+  let lastWalkReports = new Map<number, WalkReport>();
+  /**
+   * Each source's registered records and the file diagnostics it reported, from the last scan:
+   * a partial rescan takes a source it does not walk from here as a whole, instead of looking
+   * each of its files up again.
+   */
+  let lastCandidates = new Map<number, RegisteredSkill[]>();
+  let lastEntryDiagnostics = new Map<number, Diagnostic[]>();
+  /** Changes waiting for the follow-up scan; "all" once any caller asked for a whole rescan. */
+  let pendingChanges: Map<number, Set<string> | null> | "all" | null = null;
   let lastFoundCount = 0;
   /** The last ranking and its input: an unchanged rescan yields the very same records, so it is reused. */
   let lastRanking: { candidates: RegisteredSkill[]; ranked: RankedSkills } | null = null;
@@ -113,7 +139,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
   let requirementsGeneration = 0;
   const stats: RegistryStats = { scans: 0, reads: 0, readsInWorkers: 0 };
 
-  async function scan(): Promise<RefreshOutcome> {
+  async function scan(changes: SourceChanges | null): Promise<RefreshOutcome> {
     const scanNumber = ++scanSerial;
     const slicer = new TimeSlicer();
     const diagnostics: Diagnostic[] = [];
@@ -151,10 +177,11 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       cache.set(found.skillFile, entry);
       return entry;
     };
-    const inputFor = (index: number, counted: () => void): WalkInput => ({
-      source: sources[index]!.path,
-      options: walkOptionsOf(sources[index]!, privateRoots),
-      previous: lastFound.get(index) ?? [],
+    const inputFor = (index: number, counted: () => void, subtree?: string): WalkInput => ({
+      source: subtree ?? sources[index]!.path,
+      // A subtree walked on its own still lets links lead anywhere in the source, as a whole walk does.
+      options: subtree === undefined ? walkOptionsOf(sources[index]!, privateRoots) : { linkRoot: sources[index]!.path, ...walkOptionsOf(sources[index]!, privateRoots) },
+      previous: subtree === undefined ? (lastFound.get(index) ?? []) : (lastFound.get(index) ?? []).filter((found) => isWithin(found.dir, subtree)),
       stampOf: (found) => {
         const entry = cache.get(found.skillFile);
         return entry && !entry.lastGood ? entry.stamp : undefined;
@@ -166,9 +193,43 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
         counted();
       },
     });
-    const walked = await walkSources(indexes, inputFor, slicer, lastFoundCount >= WORKER_WALK_LIMIT);
+    // A partial rescan walks only what changed: a source named with directories has just those
+    // subtrees walked again, one not named is taken as it was, and the rest walk whole.
+    const whole: number[] = [];
+    const partial = new Map<number, readonly string[]>();
+    for (const index of indexes) {
+      const dirs = changes === null ? null : changes.get(index);
+      if (dirs === undefined) continue;
+      if (dirs === null || !lastFound.has(index)) whole.push(index);
+      else partial.set(index, dirs);
+    }
+    const walked = await walkSources(whole, inputFor, slicer, lastFoundCount >= WORKER_WALK_LIMIT);
+    /** SKILL.md files a partial walk no longer found where they were. */
+    const gone: string[] = [];
+    for (const [index, dirs] of partial) {
+      const changed = await walkChanged(sources[index]!.path, dirs, lastFound.get(index)!, lastWalkReports.get(index) ?? NO_REPORT, (dir) => inputFor(index, () => {}, dir), slicer);
+      if (!changed) {
+        whole.push(index);
+        continue;
+      }
+      walked.walks.set(index, changed.walk);
+      gone.push(...changed.gone);
+    }
+    if (partial.size > 0 && whole.some((index) => partial.has(index))) {
+      // A changed directory that is the source root itself: walk that source whole after all.
+      const again = await walkSources(whole.filter((index) => partial.has(index)), inputFor, slicer, false);
+      for (const [index, walk] of again.walks) walked.walks.set(index, walk);
+    }
     if (closed) throw new Error("registry closed during refresh");
-    const walks: Array<SourceWalk | null> = sources.map((_, index) => walked.walks.get(index) ?? null);
+    const reused = new Set<number>();
+    const walks: Array<SourceWalk | null> = sources.map((_, index) => {
+      const walk = walked.walks.get(index);
+      if (walk) return walk;
+      if (!indexes.includes(index) || !lastFound.has(index)) return null;
+      reused.add(index);
+      const report = lastWalkReports.get(index) ?? NO_REPORT;
+      return { discovery: { found: lastFound.get(index)!, diagnostics: report.diagnostics, privateRefusals: report.privateRefusals, failed: false }, reads: 0 };
+    });
     for (const [index, walk] of walks.entries()) {
       // A source that could not be read in part keeps its last good skills rather than losing them.
       if (walk?.discovery.failed && lastFound.has(index)) walk.discovery.found = lastFound.get(index)!;
@@ -178,6 +239,9 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     if (walked.workerFailure) report(walked.workerFailure, []);
 
     const nextFound = new Map<number, FoundSkill[]>();
+    const nextWalkReports = new Map<number, WalkReport>();
+    const nextCandidates = new Map<number, RegisteredSkill[]>();
+    const nextEntryDiagnostics = new Map<number, Diagnostic[]>();
     const candidates: RegisteredSkill[] = [];
     for (const [index, walk] of walks.entries()) {
       if (!walk) continue;
@@ -188,30 +252,61 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       // Only the owner's scopes (and unscoped views) may learn that a private skill is there.
       for (const refusal of discovery.privateRefusals) report(refusal.diagnostic, [group, `agent:${refusal.owner}`]);
       nextFound.set(index, discovery.found);
+      nextWalkReports.set(index, { diagnostics: discovery.diagnostics, privateRefusals: discovery.privateRefusals });
+      if (reused.has(index)) {
+        // Not walked: its records and file diagnostics are the last scan's, taken whole.
+        const records = lastCandidates.get(index) ?? [];
+        const fileDiagnostics = lastEntryDiagnostics.get(index) ?? [];
+        for (let i = 0; i < records.length; i++) candidates.push(records[i]!);
+        for (let i = 0; i < fileDiagnostics.length; i++) tag(fileDiagnostics[i]!, group);
+        nextCandidates.set(index, records);
+        nextEntryDiagnostics.set(index, fileDiagnostics);
+        continue;
+      }
+      const records: RegisteredSkill[] = [];
+      const fileDiagnostics: Diagnostic[] = [];
       for (let i = 0; i < discovery.found.length; i++) {
         const found = discovery.found[i]!;
-        const entry = cache.get(found.skillFile)!;
+        const entry = cache.get(found.skillFile);
+        // Only a file a partial walk of another source saw go can be missing here.
+        if (!entry) continue;
         if (entry.reportedIn !== scanNumber) {
           entry.reportedIn = scanNumber;
           // An index loop: a `for...of` allocates an iterator per skill until the code is optimised.
-          for (let k = 0; k < entry.diagnostics.length; k++) tag(entry.diagnostics[k]!, group);
+          for (let k = 0; k < entry.diagnostics.length; k++) {
+            tag(entry.diagnostics[k]!, group);
+            fileDiagnostics.push(entry.diagnostics[k]!);
+          }
         }
         if (!entry.skill) continue;
-        candidates.push(recordOf(entry, source, index));
+        const record = recordOf(entry, source, index);
+        candidates.push(record);
+        records.push(record);
         // An await per skill costs a microtask turn each; yield only when the slice is used up.
         if (slicer.due()) await slicer.yield();
       }
+      nextCandidates.set(index, records);
+      nextEntryDiagnostics.set(index, fileDiagnostics);
     }
 
-    const ranked = lastRanking && sameRecords(lastRanking.candidates, candidates) ? lastRanking.ranked : await rankSkills(candidates, slicer);
+    const ranked = lastRanking && sameRecords(lastRanking.candidates, candidates) ? lastRanking.ranked : (lastRanking && rankedInPlace(lastRanking, candidates)) || (await rankSkills(candidates, slicer));
     lastRanking = { candidates, ranked };
     for (const d of ranked.diagnostics) report(d, ranked.diagnosticGroups.get(d)!);
     const env = copyEnv(readEnv());
     const changed = !sameContent(current, ranked.skills, diagnostics, env);
-    cache.forEach((entry, skillFile) => {
-      if (entry.reportedIn !== scanNumber) cache.delete(skillFile);
-    });
+    if (reused.size === 0) {
+      cache.forEach((entry, skillFile) => {
+        if (entry.reportedIn !== scanNumber) cache.delete(skillFile);
+      });
+    } else {
+      // A partial scan looked at none of the untouched sources' files, so it cannot sweep by
+      // "reached this scan"; it drops just the files it saw go (a whole scan sweeps the rest).
+      for (const skillFile of gone) if (cache.get(skillFile)?.reportedIn !== scanNumber) cache.delete(skillFile);
+    }
     lastFound = nextFound;
+    lastWalkReports = nextWalkReports;
+    lastCandidates = nextCandidates;
+    lastEntryDiagnostics = nextEntryDiagnostics;
     lastFoundCount = 0;
     nextFound.forEach((found) => (lastFoundCount += found.length));
     stats.scans += 1;
@@ -240,9 +335,9 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     }
   }
 
-  function refresh(): Promise<RefreshOutcome> {
+  function refresh(changes: SourceChanges | null = null): Promise<RefreshOutcome> {
     if (closed) return Promise.resolve({ ok: false, snapshot: current, error: "registry is closed" });
-    inFlight ??= scan()
+    inFlight ??= scan(changes)
       .then(
         (outcome) => {
           failure = null;
@@ -260,17 +355,41 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     return inFlight;
   }
 
+  /** Records what changed for the next scan: a whole rescan absorbs any partial one. */
+  function addPending(changes: SourceChanges | undefined): void {
+    if (changes === undefined || pendingChanges === "all") {
+      pendingChanges = "all";
+      return;
+    }
+    pendingChanges ??= new Map();
+    for (const [index, dirs] of changes) {
+      const known = pendingChanges.get(index);
+      if (dirs === null || known === null) pendingChanges.set(index, null);
+      else if (known === undefined) pendingChanges.set(index, new Set(dirs));
+      else for (const dir of dirs) known.add(dir);
+    }
+  }
+
+  function refreshPending(): Promise<RefreshOutcome> {
+    const changes = pendingChanges;
+    pendingChanges = null;
+    if (changes === null || changes === "all") return refresh();
+    return refresh(new Map([...changes].map(([index, dirs]) => [index, dirs === null ? null : [...dirs]])));
+  }
+
   return {
     snapshot: () => current,
-    refresh,
-    refreshAfterChange() {
-      if (!inFlight) return refresh();
+    refresh: () => refresh(),
+    refreshAfterChange(changes) {
+      addPending(changes);
+      if (!inFlight) return refreshPending();
       followUp ??= inFlight.then(() => {
         followUp = null;
-        return refresh();
+        return refreshPending();
       });
       return followUp;
     },
+    skillDirectories: (index) => (lastFound.get(index) ?? []).map((found) => found.dir),
     stats: () => ({ ...stats }),
     requirementsGeneration: () => requirementsGeneration,
     failure: () => failure,
@@ -377,6 +496,110 @@ function registerSkill(skill: SkillPackage, source: SkillSource, sourceIndex: nu
   return Object.freeze(record);
 }
 
+/**
+ * The last ranking redone without ranking: when the last one had no collision at all and every
+ * candidate keeps its name, group and place (an edit of a skill's text, the common change a
+ * watcher reports), each new record simply takes its predecessor's place. Over 10,000 skills
+ * this is a pass of pointer swaps where a ranking costs milliseconds. Null when it does not apply.
+ */
+function rankedInPlace(last: { candidates: readonly RegisteredSkill[]; ranked: RankedSkills }, candidates: readonly RegisteredSkill[]): RankedSkills | null {
+  if (last.ranked.diagnostics.length > 0 || last.candidates.length !== candidates.length || last.ranked.skills.length !== candidates.length) return null;
+  // Copied by an index loop: the last ranking's array is frozen in its snapshot, and `slice()`
+  // of a frozen array took the slow generic path (a millisecond over 10,000 skills).
+  const previous = last.ranked.skills;
+  const skills = new Array<RegisteredSkill>(previous.length);
+  for (let i = 0; i < previous.length; i++) skills[i] = previous[i]!;
+  for (let i = 0; i < candidates.length; i++) {
+    const before = last.candidates[i]!;
+    const after = candidates[i]!;
+    if (before === after) continue;
+    if (before.name !== after.name || before.sourceIndex !== after.sourceIndex) return null;
+    // Nearly always one or two records change: finding each costs less than a map of them all.
+    const at = skills.indexOf(before);
+    if (at < 0) return null;
+    skills[at] = after;
+  }
+  return { skills, diagnostics: [], diagnosticGroups: new Map() };
+}
+
+/** Whether `dir` is `root` or lies inside it. */
+function isWithin(dir: string, root: string): boolean {
+  return dir === root || (dir.startsWith(root) && dir.charCodeAt(root.length) === SEP_CODE);
+}
+
+const SEP_CODE = path.sep.charCodeAt(0);
+
+/**
+ * A source walked again only where it changed: each changed directory's subtree is walked as a
+ * source of its own and takes the place of what the last walk found there; everything else
+ * stays as found. Null when a changed directory is the source root itself (walk it whole).
+ */
+async function walkChanged(
+  sourcePath: string,
+  changed: readonly string[],
+  previous: readonly FoundSkill[],
+  previousReport: WalkReport,
+  inputFor: (dir: string) => WalkInput,
+  slicer: TimeSlicer,
+): Promise<{ walk: SourceWalk; gone: string[] } | null> {
+  let realRoot: string;
+  try {
+    realRoot = fs.realpathSync.native(sourcePath);
+  } catch {
+    return null;
+  }
+  // A directory inside another changed one is covered by that one's walk.
+  const roots = [...new Set(changed)].filter((dir, _, all) => !all.some((other) => other !== dir && isWithin(dir, other)));
+  if (roots.some((dir) => dir === realRoot || isWithin(realRoot, dir))) return null;
+  let found = previous.slice();
+  let diagnostics = previousReport.diagnostics.slice();
+  let privateRefusals = previousReport.privateRefusals.slice();
+  let reads = 0;
+  let failed = false;
+  const gone: string[] = [];
+  for (const dir of roots) {
+    const walk = await walkHere(inputFor(dir), slicer);
+    reads += walk.reads;
+    // Unreadable now (not missing): keep what was found there, as a whole walk would.
+    if (walk.discovery.failed) {
+      failed = true;
+      diagnostics.push(...walk.discovery.diagnostics);
+      continue;
+    }
+    const fresh = walk.discovery.found.filter((skill) => !isWithin(skill.dir, realRoot) || depthBelow(realRoot, skill.dir) <= MAX_SKILL_DEPTH);
+    const at = found.findIndex((skill) => isWithin(skill.dir, dir));
+    const kept = found.filter((skill) => !isWithin(skill.dir, dir));
+    const stillThere = new Set(fresh.map((skill) => skill.skillFile));
+    for (const skill of found) if (isWithin(skill.dir, dir) && !stillThere.has(skill.skillFile)) gone.push(skill.skillFile);
+    const insertAt = at >= 0 ? at : placeInWalkOrder(kept, dir);
+    found = [...kept.slice(0, insertAt), ...fresh, ...kept.slice(insertAt)];
+    // A path that is a file now simply holds no skills; as a source it would be "not a directory".
+    const fromWalk = walk.discovery.diagnostics.filter((d) => !(d.code === "source_not_directory" && d.path === dir));
+    diagnostics = diagnostics.filter((d) => !isWithin(d.path, dir)).concat(fromWalk);
+    privateRefusals = privateRefusals.filter((r) => !isWithin(r.diagnostic.path, dir)).concat(walk.discovery.privateRefusals);
+  }
+  return { walk: { discovery: { found, diagnostics, privateRefusals, failed }, reads }, gone };
+}
+
+/** Levels of `dir` below `root` (a direct child is 1). */
+function depthBelow(root: string, dir: string): number {
+  let depth = 0;
+  for (let i = root.length; i < dir.length; i++) if (dir.charCodeAt(i) === SEP_CODE) depth += 1;
+  return depth;
+}
+
+/** Where a new directory's skills go among `found`: a walk visits names in sorted order, depth first. */
+function placeInWalkOrder(found: readonly FoundSkill[], dir: string): number {
+  const parts = dir.split(path.sep);
+  const index = found.findIndex((skill) => comparePaths(skill.dir.split(path.sep), parts) > 0);
+  return index < 0 ? found.length : index;
+}
+
+function comparePaths(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  return a.length - b.length;
+}
+
 function sameRecords(a: readonly RegisteredSkill[], b: readonly RegisteredSkill[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -396,7 +619,8 @@ function sameContent(
   env: Readonly<Record<string, string>>,
 ): boolean {
   if (previous === EMPTY_SNAPSHOT) return false;
-  if (previous.skills.length !== skills.length || previous.skills.some((s, i) => s !== skills[i])) return false;
+  if (previous.skills.length !== skills.length) return false;
+  for (let i = 0; i < skills.length; i++) if (previous.skills[i] !== skills[i]) return false;
   if (JSON.stringify(previous.diagnostics) !== JSON.stringify(diagnostics)) return false;
   const keys = Object.keys(env);
   return keys.length === Object.keys(previous.env).length && keys.every((k) => previous.env[k] === env[k]);

@@ -1,118 +1,373 @@
 /**
- * Opt-in watching (SPEC §2): filesystem events under any existing source start a debounced
- * callback, so a burst of writes (an editor saving, a checkout) causes one refresh. Watchers and
- * the timer are non-persistent: watching never keeps a process alive, and `close()` ends it.
+ * Opt-in watching (SPEC §2). One non-recursive `fs.watch` per directory that can matter: each
+ * source root, the category directories below it, and each skill directory (an edit of its
+ * SKILL.md is an event there). Node's recursive mode on Linux is built in JavaScript from a
+ * watcher per file and directory, which took 0.75–1.9 s and 60 MB for 10,000 skills; a watch
+ * per directory takes a third of that time in slices that leave the event loop free. Subfolders
+ * of a skill (`scripts/`, `references/`…) are not watched unless a skill lies below them: they
+ * change what a skill ships, not what the registry holds.
+ *
+ * Events are turned into the directories to examine again (the skill whose directory saw the
+ * event, or the child of a category that was created, removed or renamed) and handed over in
+ * one debounced burst, so the registry walks only those. Watchers and timers are non-persistent:
+ * watching never keeps a process alive, and `close()` ends it.
  *
  * A watcher follows the directory it was opened on, not the path: a source replaced by another
- * directory (a checkout, `rm -rf` then `mkdir`, a rename over it) would leave it watching the
- * old one, or nothing, for good. So each burst of events also checks that every source is still
- * the directory being watched, and watches it afresh when not. A source that has vanished is
- * polled with `stat` until it is back.
+ * directory (a checkout, `rm -rf` then `mkdir`, a rename over it) would leave it watching the old
+ * one. So each burst also checks that every source root is still the directory being watched,
+ * and watches it afresh when not. A source that does not exist, at the start or later, is polled
+ * with `stat` until it does, then watched and walked whole.
  */
 import * as fs from "node:fs";
+import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
-import { isDirectory } from "../package/path-kind.js";
+import { MAX_SKILL_DEPTH } from "./discover.js";
+import type { SourceChanges } from "./registry.js";
+import { TimeSlicer } from "./time-slice.js";
 
 export interface SourceWatcher {
-  /** Sources that could not be watched (they still refresh on demand). */
+  /** Directories that could not be watched (their changes still show after a refresh). */
   readonly diagnostics: readonly Diagnostic[];
+  /** Resolves once every directory known at the start is watched. */
+  readonly ready: Promise<void>;
+  /** The directories watched now (one `fs.watch` each). */
+  watchedDirectories(): string[];
   close(): void;
 }
 
-/** How often a vanished source is looked for again. */
-const VANISHED_POLL_MS = 500;
+const WATCHED_DIR = Symbol("watched directory");
+type DirectoryWatcher = fs.FSWatcher & { [WATCHED_DIR]: string };
+const WATCH_OPTIONS = Object.freeze({ persistent: false });
 
-/** One watched source: the directory it names, by identity, and what watches it now. */
-interface WatchedSource {
-  dir: string;
-  watcher: fs.FSWatcher | null;
-  /** `dev:ino` of the directory the watcher was opened on. */
-  identity: string;
-  polling: boolean;
-  /** `fs.watch` refused this directory (reported once); it is not tried again while it stays. */
-  unwatchable: boolean;
+/** What the watcher needs from the registry it serves. */
+export interface WatchHost {
+  /** The real skill directories the last scan found in source `index`. */
+  skillDirectories(index: number): readonly string[];
+  /** Rescans what changed; the watcher covers new directories once this settles. */
+  refresh(changes: SourceChanges): Promise<unknown>;
 }
 
-export function watchSources(paths: readonly string[], onChange: () => void, debounceMs: number): SourceWatcher {
+/** How often a missing source is looked for. */
+const MISSING_POLL_MS = 500;
+/** Folders of a skill that hold its files, never other skills: a walk does not look inside them. */
+const RESOURCE_FOLDERS = new Set(["scripts", "references", "assets"]);
+
+interface WatchedSource {
+  index: number;
+  path: string;
+  /** Real path of the root being watched; null while the source is missing. */
+  realRoot: string | null;
+  /** `dev:ino` of that root. */
+  identity: string | null;
+  /** The timer looking for the source while it is missing. */
+  poll: NodeJS.Timeout | null;
+}
+
+interface WatchedDir {
+  watcher: fs.FSWatcher;
+  /** Sources this directory belongs to (one, unless two sources share a tree). */
+  sources: number[];
+  /** A skill directory: every event in it is a change of that skill. */
+  skill: boolean;
+}
+
+export function watchSources(paths: readonly string[], host: WatchHost, debounceMs: number): SourceWatcher {
+  // A source without a usable path is reported by the registry; here it is simply never watched.
   const sources: WatchedSource[] = [];
+  paths.forEach((p, index) => {
+    if (typeof p === "string" && p !== "") sources.push({ index, path: path.resolve(p), realRoot: null, identity: null, poll: null });
+  });
+  const sourceAt = new Map(sources.map((source) => [source.index, source]));
+  const dirs = new Map<string, WatchedDir>();
   const diagnostics: Diagnostic[] = [];
+  /** Per source, what events named since the last burst; null: walk the source whole. */
+  let pending = new Map<number, Set<string> | null>();
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
+  /** Bursts run one after another, and after the first cover: each covers what the refresh before it found. */
+  let bursts: Promise<void> = Promise.resolve();
+  /** Set once `fs.watch` ran out of inotify watches: trying more only throws again. */
+  let exhausted = false;
 
   const schedule = () => {
     if (closed) return;
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = null;
-      if (closed) return;
-      for (const source of sources) follow(source);
-      onChange();
+      bursts = bursts.then(burst, burst);
     }, debounceMs);
     timer.unref();
   };
 
-  /** Opens a watcher on what `source.dir` names now; false when there is no directory there. */
-  const arm = (source: WatchedSource): boolean => {
-    const identity = identityOf(source.dir);
-    if (identity === null) return false;
-    source.identity = identity;
-    try {
-      const watcher = fs.watch(source.dir, { recursive: true, persistent: false }, schedule);
-      // A watched root that disappears ends its watcher with an error; the burst it starts is
-      // where the source is looked at again.
-      watcher.on("error", () => {
-        if (source.watcher === watcher) source.watcher = null;
-        watcher.close();
-        schedule();
-      });
-      source.watcher = watcher;
-      source.unwatchable = false;
-    } catch (error) {
-      source.unwatchable = true;
-      const code = (error as NodeJS.ErrnoException).code ?? String(error);
-      diagnostics.push(diagnostic(source.dir, "warning", "watch_failed", `Cannot watch ${source.dir} (${code}); its changes show only after a refresh`));
+  const note = (index: number, dir: string | null) => {
+    const known = pending.get(index);
+    if (dir === null) pending.set(index, null);
+    else if (known === undefined) pending.set(index, new Set([dir]));
+    else known?.add(dir);
+  };
+
+  const watchDir = (dir: string, index: number, skill: boolean): void => {
+    const existing = dirs.get(dir);
+    if (existing) {
+      if (!existing.sources.includes(index)) existing.sources.push(index);
+      existing.skill ||= skill;
+      return;
     }
-    return true;
+    if (exhausted) return;
+    let watcher: fs.FSWatcher;
+    try {
+      // Listeners shared by every watcher, which carries its directory: two closures per
+      // directory were a third of the set-up's own cost at 10,000 skills.
+      watcher = fs.watch(dir, WATCH_OPTIONS, onChangeEvent) as DirectoryWatcher;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      if (code === "ENOENT" || code === "ENOTDIR") return;
+      if (code === "ENOSPC") exhausted = true;
+      const why = code === "ENOSPC" ? "ENOSPC: the system's limit on watches, fs.inotify.max_user_watches, is reached" : code;
+      diagnostics.push(diagnostic(dir, "warning", "watch_failed", `Cannot watch ${dir} (${why}); changes there show only after a refresh`));
+      return;
+    }
+    (watcher as DirectoryWatcher)[WATCHED_DIR] = dir;
+    watcher.on("error", onErrorEvent);
+    dirs.set(dir, { watcher, sources: [index], skill });
   };
 
-  /** Watches the source afresh if its path now names another directory, or polls until one is back. */
-  const follow = (source: WatchedSource): void => {
-    if (source.polling) return;
-    const identity = identityOf(source.dir);
-    if (identity !== null && identity === source.identity && (source.watcher !== null || source.unwatchable)) return;
-    source.watcher?.close();
-    source.watcher = null;
-    if (arm(source)) return;
-    source.polling = true;
-    fs.watchFile(source.dir, { persistent: false, interval: VANISHED_POLL_MS }, () => {
-      if (closed || identityOf(source.dir) === null) return;
-      fs.unwatchFile(source.dir);
-      source.polling = false;
-      // Back: watch it, and refresh for what it brought.
-      arm(source);
-      schedule();
-    });
-  };
-
-  for (const dir of new Set(paths)) {
-    // Sources missing at the start are not watched: they cost nothing until a refresh finds them.
-    if (!isDirectory(dir)) continue;
-    const source: WatchedSource = { dir, watcher: null, identity: "", polling: false, unwatchable: false };
-    arm(source);
-    sources.push(source);
+  function onChangeEvent(this: DirectoryWatcher, _event: string, filename: string | Buffer | null): void {
+    onEvent(this[WATCHED_DIR], filename);
   }
+
+  // A watched directory that goes away may end its watcher with an error: look at it again.
+  function onErrorEvent(this: DirectoryWatcher): void {
+    const dir = this[WATCHED_DIR];
+    const entry = dirs.get(dir);
+    if (entry?.watcher !== this) {
+      this.close();
+      return;
+    }
+    unwatch(dir);
+    for (const owner of entry.sources) note(owner, dir);
+    schedule();
+  }
+
+  const unwatch = (dir: string): void => {
+    const entry = dirs.get(dir);
+    if (!entry) return;
+    entry.watcher.close();
+    dirs.delete(dir);
+  };
+
+  const onEvent = (dir: string, filename: string | Buffer | null): void => {
+    const entry = dirs.get(dir);
+    if (!entry || closed) return;
+    let changed = dir;
+    if (filename !== null && !entry.skill) {
+      const name = filename.toString();
+      // A SKILL.md appearing in a category makes the category itself a skill.
+      if (name !== "SKILL.md" && name !== "skill.md") changed = dir + path.sep + name;
+    }
+    for (const index of entry.sources) note(index, changed);
+    schedule();
+  };
+
+  /**
+   * Watches `dir` and what below it can hold skills, `depth` levels below its source's root:
+   * categories are listed and descended into; a known skill directory is watched without being
+   * listed, unless another known skill lies below it.
+   */
+  const cover = async (index: number, dir: string, depth: number, known: KnownTree, slicer: TimeSlicer): Promise<void> => {
+    const skill = known.skills.has(dir);
+    watchDir(dir, index, skill);
+    if ((skill && !known.ancestors.has(dir)) || depth >= MAX_SKILL_DEPTH || exhausted || closed) return;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const name = entry.name;
+      if (name.startsWith(".") || name === "node_modules" || (skill && RESOURCE_FOLDERS.has(name))) continue;
+      let child = dir + path.sep + name;
+      if (entry.isSymbolicLink()) {
+        const real = realDirectory(child);
+        if (real === null || known.seen.has(real)) continue;
+        known.seen.add(real);
+        child = real;
+      } else if (!entry.isDirectory()) continue;
+      const childIsSkill = known.skills.has(child);
+      const leadsToSkill = known.ancestors.has(child);
+      // Inside a skill only the way to a skill below it is worth a watch.
+      if (skill && !childIsSkill && !leadsToSkill) continue;
+      // A skill with no skill below it is watched here: no listing, and no async call per skill.
+      if (childIsSkill && !leadsToSkill) watchDir(child, index, true);
+      else await cover(index, child, depth + 1, known, slicer);
+      if (slicer.due()) await slicer.yield();
+    }
+  };
+
+  /** Watches a source's whole tree as the last scan found it. */
+  const coverSource = async (source: WatchedSource, slicer: TimeSlicer): Promise<void> => {
+    const root = realDirectory(source.path);
+    source.realRoot = root;
+    source.identity = root === null ? null : identityOf(root);
+    if (root === null || source.identity === null) {
+      startPolling(source);
+      return;
+    }
+    const known = knownTree(root, host.skillDirectories(source.index));
+    await cover(source.index, root, 0, known, slicer);
+    // Skills reached through a link from outside the tree the walk above followed.
+    for (const dir of known.skills) if (!dirs.has(dir)) watchDir(dir, source.index, true);
+  };
+
+  const dropSource = (source: WatchedSource): void => {
+    for (const [dir, entry] of [...dirs]) {
+      const at = entry.sources.indexOf(source.index);
+      if (at < 0) continue;
+      entry.sources.splice(at, 1);
+      if (entry.sources.length === 0) unwatch(dir);
+    }
+    source.realRoot = null;
+    source.identity = null;
+  };
+
+  /**
+   * Looks for a missing source every MISSING_POLL_MS. A plain timer, not `fs.watchFile`: that one
+   * takes its first `stat` as the baseline, so a folder made before that first look was never
+   * reported as a change.
+   */
+  const startPolling = (source: WatchedSource): void => {
+    if (source.poll !== null || closed) return;
+    source.poll = setInterval(() => {
+      if (closed || realDirectory(source.path) === null) return;
+      stopPolling(source);
+      // Here now: walk it whole, then watch what the walk found.
+      note(source.index, null);
+      schedule();
+    }, MISSING_POLL_MS);
+    source.poll.unref();
+  };
+
+  const stopPolling = (source: WatchedSource): void => {
+    if (source.poll !== null) clearInterval(source.poll);
+    source.poll = null;
+  };
+
+  /** One debounced burst: what changed is rescanned, then what is new is watched. */
+  const burst = async (): Promise<void> => {
+    if (closed) return;
+    // Roots first: one replaced or gone is walked whole, and watched afresh (or polled).
+    for (const source of sources) {
+      if (source.poll !== null) continue;
+      const root = realDirectory(source.path);
+      const identity = root === null ? null : identityOf(root);
+      if (source.identity !== null && identity === source.identity && root === source.realRoot) continue;
+      if (source.identity === null && root === null) continue;
+      dropSource(source);
+      note(source.index, null);
+    }
+    const changes = new Map<number, string[] | null>();
+    for (const [index, dirsNamed] of pending) {
+      if (dirsNamed === null) {
+        changes.set(index, null);
+        continue;
+      }
+      // A file in a category holds no skill: only directories, and paths now gone, matter.
+      const relevant = [...dirsNamed].filter((dir) => dirs.get(dir)?.skill === true || !isOtherThanDirectory(dir));
+      if (relevant.length > 0) changes.set(index, relevant);
+    }
+    pending = new Map();
+    if (changes.size === 0) return;
+    try {
+      await host.refresh(changes);
+    } catch {
+      // The registry reports its own failures; the watcher goes on.
+    }
+    if (closed) return;
+    const slicer = new TimeSlicer();
+    for (const [index, changed] of changes) {
+      const source = sourceAt.get(index);
+      if (!source) continue;
+      if (changed === null) {
+        if (source.realRoot === null) await coverSource(source, slicer);
+        continue;
+      }
+      if (source.realRoot === null) continue;
+      for (const dir of changed) {
+        if (realDirectory(dir) === null) {
+          // Gone: so is every watch at or below it.
+          for (const watched of [...dirs.keys()]) if (isWithin(watched, dir)) unwatch(watched);
+          continue;
+        }
+        if (dirs.has(dir) && dirs.get(dir)!.skill) continue;
+        const within = host.skillDirectories(index).filter((skill) => isWithin(skill, dir));
+        const known = knownTree(source.realRoot, within);
+        await cover(index, dir, depthBelow(source.realRoot, dir), known, slicer);
+      }
+    }
+  };
+
+  const ready = (async () => {
+    const slicer = new TimeSlicer();
+    for (const source of sources) {
+      if (closed) return;
+      await coverSource(source, slicer);
+    }
+  })();
+  bursts = ready;
+
   return {
     diagnostics,
+    ready,
+    watchedDirectories: () => [...dirs.keys()],
     close() {
       closed = true;
       if (timer) clearTimeout(timer);
       timer = null;
-      for (const source of sources) {
-        source.watcher?.close();
-        if (source.polling) fs.unwatchFile(source.dir);
-      }
+      for (const entry of dirs.values()) entry.watcher.close();
+      dirs.clear();
+      for (const source of sources) stopPolling(source);
     },
   };
+}
+
+/** The skill directories of a tree, and every directory on the way to one. */
+interface KnownTree {
+  skills: Set<string>;
+  ancestors: Set<string>;
+  /** Real directories reached through links, so a link loop is followed once. */
+  seen: Set<string>;
+}
+
+function knownTree(root: string, skillDirs: readonly string[]): KnownTree {
+  const skills = new Set(skillDirs);
+  const ancestors = new Set<string>();
+  for (const dir of skills) {
+    // Most skills sit right below the root: no ancestor to record, and no string to cut.
+    const cut = dir.lastIndexOf(path.sep);
+    if (cut <= root.length || !isWithin(dir, root)) continue;
+    for (let parent = dir.slice(0, cut); parent.length > root.length && !ancestors.has(parent); parent = path.dirname(parent)) ancestors.add(parent);
+  }
+  return { skills, ancestors, seen: new Set() };
+}
+
+/** The real path of the directory at `p`, or null when there is none. */
+function realDirectory(p: string): string | null {
+  try {
+    const real = fs.realpathSync.native(p);
+    return fs.statSync(real).isDirectory() ? real : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Something other than a directory is there (a file, a FIFO); false when nothing is. */
+function isOtherThanDirectory(p: string): boolean {
+  try {
+    return !fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** `dev:ino` of the directory at `dir`, or null when there is none. */
@@ -123,4 +378,12 @@ function identityOf(dir: string): string | null {
   } catch {
     return null;
   }
+}
+
+function isWithin(dir: string, root: string): boolean {
+  return dir === root || (dir.startsWith(root) && dir[root.length] === path.sep);
+}
+
+function depthBelow(root: string, dir: string): number {
+  return dir === root ? 0 : path.relative(root, dir).split(path.sep).length;
 }

@@ -245,6 +245,35 @@ test("--watch: a new skill on disk sends tools/list_changed and the next tools/l
   }
 });
 
+test("--watch with the default folders: a folder created after start is watched, and tools/list_changed is sent", async () => {
+  // A repository with no skill folder anywhere yet, and a HOME with none either.
+  const repo = path.join(tree.cwd, "defaults-repo");
+  const cwd = path.join(repo, "pkg");
+  const home = path.join(tree.cwd, "defaults-home");
+  fs.mkdirSync(path.join(repo, ".git"), { recursive: true });
+  fs.mkdirSync(cwd, { recursive: true });
+  fs.mkdirSync(home);
+  const live = await connect(["--watch", "--no-log"], { ...tree.env, HOME: home }, cwd);
+  try {
+    let changed = 0;
+    live.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changed += 1));
+    assert.deepEqual(dataOf<ListData>(await callSkill(live.client, {})).count, 0);
+    assert.match(live.stderr(), /No skills found\. Folders searched:/);
+
+    writeSkill(path.join(home, ".codex", "skills"), "late-global", "name: late-global\ndescription: In a global folder made after start.");
+    await eventually(() => changed > 0, "tools/list_changed for the new global folder");
+    assert.match((await live.client.listTools()).tools[0]!.description!, /<name>late-global<\/name>/);
+
+    const seen = changed;
+    writeSkill(path.join(repo, ".claude", "skills"), "late-project", "name: late-project\ndescription: In the repository root's folder, made after start.");
+    await eventually(() => changed > seen, "tools/list_changed for the new project folder");
+    const listed = dataOf<ListData>(await callSkill(live.client, {}));
+    assert.deepEqual(listed.skill_groups.map((g) => [g.origin, g.skills.map((s) => s.name)]), [["project", ["late-project"]], ["global", ["late-global"]]]);
+  } finally {
+    await live.client.close();
+  }
+});
+
 test("a killed client (its end of the pipe gone) still leaves the server's log readable", async () => {
   const logDir = path.join(tree.cwd, "killed-logs");
   const { command, args } = serverCommand(["--root", tree.root, "--log-dir", logDir]);
