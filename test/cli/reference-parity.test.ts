@@ -78,6 +78,11 @@ function writeCases(root: string, seed: number, count: number): Case[] {
   return cases;
 }
 
+/** skillport's `\u{…}` escapes turned back into the characters the reference prints raw. */
+function shownRaw(text: string): string {
+  return text.replace(/\\u\{([0-9a-f]+)\}/g, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)));
+}
+
 const missing = oracleMissing();
 
 test("validate and prompt --skills-ref give the reference's bytes and exit status on generated real-shaped skills", { skip: false }, async () => {
@@ -110,7 +115,11 @@ test("validate and prompt --skills-ref give the reference's bytes and exit statu
     // The reference writes a failed report to stderr; skillport writes it to stdout, as data.
     const expectedValidate = refValidate.stdout + refValidate.stderr;
     const problems: string[] = [];
-    if (ours.stdout !== expectedValidate || ours.status !== refValidate.status) {
+    // A documented exception (docs/CLI.md): where the reference prints a line break or a hidden
+    // character raw inside a quoted name, skillport writes it as `\u{…}` so no row can be forged.
+    const escapedOnly = ours.stdout !== expectedValidate && !expectedValidate.includes("\\u{") && shownRaw(ours.stdout) === expectedValidate;
+    if (escapedOnly) exceptions++;
+    if ((ours.stdout !== expectedValidate && !escapedOnly) || ours.status !== refValidate.status) {
       problems.push(`validate: expected (${refValidate.status}) ${JSON.stringify(expectedValidate)}\n  got (${ours.status}) ${JSON.stringify(ours.stdout)}`);
     }
     if (oursPrompt.stdout !== refPrompt.stdout || oursPrompt.stderr !== refPrompt.stderr || oursPrompt.status !== refPrompt.status) {

@@ -5,16 +5,8 @@
  * against the reference validator. The same seed gives the same files.
  */
 
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// One seeded generator for the suite and the benchmarks, so a printed seed replays anywhere.
+export { seededRandom as random } from "../../bench/seeded-random.js";
 
 export interface GeneratedSkill {
   dirName: string;
