@@ -11,6 +11,7 @@ import {
   MAX_RESOURCE_ENTRIES_READ,
 } from "../../src/package/resources.js";
 import { CORPUS, EXAMPLES, realTempDir, writeSkill } from "../support/tmp.js";
+import { countLoopTurns } from "../support/loop-turns.js";
 
 const root = realTempDir("skillport-resources");
 
@@ -126,15 +127,9 @@ test("a folder of thousands of directories is walked in bounded steps that let t
   const count = MAX_RESOURCE_ENTRIES_READ + 10;
   for (let i = 0; i < count; i++) fs.mkdirSync(path.join(wide, `d${String(i).padStart(5, "0")}`));
   put(dir, { [`references/d${String(count - 1).padStart(5, "0")}/last.md`]: "x", "a.md": "x" });
-  let turns = 0;
-  let walking = true;
-  const tick = (): void => {
-    turns++;
-    if (walking) setImmediate(tick);
-  };
-  setImmediate(tick);
+  const loop = countLoopTurns();
   const listing = await listResources(dir);
-  walking = false;
+  const turns = loop.stop();
   assert.deepEqual(listing, { scripts: [], files: ["a.md"], truncated: true });
   // One directory read at a time, each off the loop: the loop turned between them.
   assert.ok(turns > 100, `the event loop turned ${turns} times during the walk`);

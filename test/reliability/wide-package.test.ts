@@ -12,6 +12,7 @@ import { MAX_RESOURCE_ENTRIES_READ } from "../../src/package/resources.js";
 import type { Envelope, LoadedData } from "../../src/tool/envelope.js";
 import { realTempDir } from "../support/tmp.js";
 import { assertEnvelope, withinBound, writeSkillDir } from "./support.js";
+import { countLoopTurns } from "../support/loop-turns.js";
 
 test("activating a skill with thousands of directories in references/ is bounded, says it was cut, and other sessions answer meanwhile", async (t) => {
   const root = realTempDir("skillport-wide");
@@ -29,13 +30,7 @@ test("activating a skill with thousands of directories in references/ is bounded
   const walker = runtime.session({ log: false });
   const bystander = runtime.session({ log: false });
 
-  let turns = 0;
-  let walking = true;
-  const tick = (): void => {
-    turns++;
-    if (walking) setImmediate(tick);
-  };
-  setImmediate(tick);
+  const loop = countLoopTurns();
   const order: string[] = [];
   const activation = walker.call({ name: "wide" }).then((envelope) => {
     order.push("activation");
@@ -53,7 +48,7 @@ test("activating a skill with thousands of directories in references/ is bounded
     );
   }
   const [loaded] = await withinBound(Promise.all([activation, ...others]), "activation and the other calls");
-  walking = false;
+  const turns = loop.stop();
   // A walk on the event loop would have held it for the whole listing: a handful of turns (the
   // body's read) instead of one or more per directory read.
   assert.ok(turns > 100, `the event loop turned ${turns} times during the activation`);
