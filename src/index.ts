@@ -3,7 +3,7 @@
  * adapter has its own entry point (`skillport/ai-sdk`) because `ai` is an optional peer that
  * hosts without it must never be made to install.
  */
-export { createSkillRuntime, type SkillRuntime, type SkillRuntimeOptions } from "./runtime.js";
+export { BundleCheckError, createSkillRuntime, type SkillRuntime, type SkillRuntimeOptions } from "./runtime.js";
 
 // Skill packages
 export { loadSkill, loadSkillSync, loadSkillFile } from "./package/load.js";
@@ -16,6 +16,10 @@ export type { FileStamp, LoadResult, Requirement, Requirements, SkillManifest, S
 
 // Registry and access
 export { defaultSources } from "./registry/sources.js";
+export { writeBundle, BundleError, type BundleResult } from "./registry/bundle-write.js";
+export { verifyBundle, type BundleCheck } from "./registry/bundle-verify.js";
+export { BUNDLE_LOCK_FILE, BUNDLE_SKILLS_DIR, type BundleLock, type LockedFile } from "./registry/bundle-lock.js";
+export { loadedSkillsDigest, LOADED_DIGEST_PREFIX } from "./registry/registry-digest.js";
 export type { Origin, RegisteredSkill, RegistrySnapshot, SkillSource } from "./registry/types.js";
 export { PROJECT_DEFAULT_ALLOWED_TOOLS } from "./access/tool-policy.js";
 export type { AgentPolicy, Availability, ProjectPolicy, Scope, ScopedRegistry, SkillInfo } from "./access/types.js";

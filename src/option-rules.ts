@@ -49,6 +49,7 @@ export interface CheckedOptions {
   agents?: unknown;
   projects?: unknown;
   env?: unknown;
+  bundle?: unknown;
 }
 
 /**
@@ -70,6 +71,7 @@ export function checkRuntimeOptions(options: CheckedOptions): void {
       if (value !== undefined && typeof value !== "string") throw new TypeError(`${child("env", name)} must be a string`);
     }
   }
+  if (options.bundle !== undefined && (typeof options.bundle !== "string" || options.bundle === "")) throw new TypeError("bundle must be the path of a bundle directory");
 }
 
 function checkSource(source: unknown, where: string): void {

@@ -10,6 +10,8 @@ import type { AgentPolicy, ProjectPolicy, Scope } from "./access/types.js";
 import { checkRuntimeOptions } from "./option-rules.js";
 import type { Diagnostic } from "./package/diagnostic.js";
 import { createRegistry, type RefreshOutcome, type RegistryStats } from "./registry/registry.js";
+import { verifyBundle } from "./registry/bundle-verify.js";
+import { loadedSkillsDigest } from "./registry/registry-digest.js";
 import { defaultSources } from "./registry/sources.js";
 import type { RegistrySnapshot, SkillSource } from "./registry/types.js";
 import { watchSources, type SourceWatcher } from "./registry/watch.js";
@@ -30,6 +32,12 @@ export interface SkillRuntimeOptions {
   cwd?: string;
   /** Default: `os.homedir()`. */
   home?: string;
+  /**
+   * A bundle directory written by `bundle` (`OUT/sha256-<hex>`): verified against its lock
+   * before anything is served (a changed byte, mode or file throws `BundleCheckError`), then its
+   * `skills/` tree is the one source, origin `global`. Not together with `sources`.
+   */
+  bundle?: string;
 }
 
 export interface SkillRuntime {
@@ -50,8 +58,25 @@ export interface SkillRuntime {
   onChange(listener: (snapshot: RegistrySnapshot) => void): () => void;
   /** A conversation over this runtime's live registry. */
   session(options?: SessionOptions): Session;
+  /**
+   * What this runtime serves, for comparing replicas: the bundle's digest (`sha256-<hex>`) when
+   * it serves a bundle, else a digest of the loaded skills (`loaded-sha256-<hex>`, see
+   * `loadedSkillsDigest`), computed once per snapshot.
+   */
+  registryDigest(): Promise<string>;
   /** Stops watching and releases everything; the runtime serves its last snapshot afterwards. */
   close(): Promise<void>;
+}
+
+/** A bundle that does not match its lock or its name; `problems` lists every difference. */
+export class BundleCheckError extends Error {
+  constructor(
+    readonly bundle: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`bundle ${bundle} does not match its lock: ${problems.slice(0, 5).join("; ")}${problems.length > 5 ? `; and ${problems.length - 5} more` : ""}`);
+    this.name = "BundleCheckError";
+  }
 }
 
 const DEFAULT_WATCH_DEBOUNCE_MS = 200;
@@ -65,7 +90,16 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const home = options.home ?? os.homedir();
   const projects = options.projects ?? {};
-  const sources = (options.sources ?? defaultSources(cwd, home)).map((source) =>
+  let bundleDigest: string | null = null;
+  let bundleSources: SkillSource[] | undefined;
+  if (options.bundle !== undefined) {
+    if (options.sources !== undefined) throw new TypeError("bundle and sources cannot be given together: a bundle is the one source");
+    const check = await verifyBundle(path.resolve(cwd, options.bundle));
+    if (check.problems.length > 0 || check.digest === null) throw new BundleCheckError(options.bundle, check.problems);
+    bundleDigest = check.digest;
+    bundleSources = [{ path: check.skillsDir, origin: "global" }];
+  }
+  const sources = (bundleSources ?? options.sources ?? defaultSources(cwd, home)).map((source) =>
     withProjectLabel(typeof source.path === "string" ? { ...source, path: path.resolve(cwd, source.path) } : source, projects),
   );
   const fixedEnv = options.env;
@@ -105,6 +139,7 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
     stats: () => registry.stats(),
     onChange: (listener) => registry.onChange(listener),
     session: (sessionOptions) => createSession(host, sessionOptions),
+    registryDigest: () => (bundleDigest !== null ? Promise.resolve(bundleDigest) : loadedSkillsDigest(registry.snapshot())),
     async close() {
       watcher?.close();
       watcher = null;

@@ -3,6 +3,7 @@ import { Option, type Command } from "commander";
 /** Options every command that reads skills accepts. */
 export interface CommonOptions {
   root?: string[];
+  bundle?: string;
   config?: string;
   agent?: string;
   project?: string;
@@ -19,6 +20,7 @@ export function addCommonOptions(command: Command, { json = true }: { json?: boo
     .addOption(
       new Option("--root <dir>", "a directory of skills, or one skill directory; repeatable; replaces the default and configured sources (origin global, in the order given)").argParser(collect),
     )
+    .option("--bundle <dir>", "serve a bundle written by `skillport bundle` (verified first); replaces every other source")
     .option("--config <file>", "config file with sources, agents and projects (default: ./skillport.config.json when present)")
     .option("--agent <id>", "resolve skills as this agent sees them")
     .option("--project <id>", "resolve skills inside this project context");

@@ -20,6 +20,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ["prompt", async () => (await import("./commands/prompt.js")).registerPromptCommand],
   ["doctor", async () => (await import("./commands/doctor.js")).registerDoctorCommand],
   ["stats", async () => (await import("./commands/stats.js")).registerStatsCommand],
+  ["bundle", async () => (await import("./commands/bundle.js")).registerBundleCommand],
   ["mcp", async () => (await import("./commands/mcp.js")).registerMcpCommand],
 ];
 

@@ -5,9 +5,9 @@ import type { Scope } from "../access/types.js";
 import { findConfigFile, loadConfigFile, type SkillportConfig } from "../config.js";
 import { defaultSources } from "../registry/sources.js";
 import type { SkillSource } from "../registry/types.js";
-import { createSkillRuntime, type SkillRuntime } from "../runtime.js";
+import { BundleCheckError, createSkillRuntime, type SkillRuntime } from "../runtime.js";
 import type { CommonOptions } from "./common-options.js";
-import { CliError, EXIT_USAGE } from "./exit.js";
+import { CliError, EXIT_FAILURE_FOUND, EXIT_USAGE } from "./exit.js";
 import type { CliOutput } from "./output.js";
 import { withProgress } from "./progress.js";
 
@@ -32,20 +32,20 @@ export function readConfig(options: CommonOptions, cwd: string): SkillportConfig
  */
 export function sourcesFor(options: CommonOptions, config: SkillportConfig | null, cwd: string): SkillSource[] | undefined {
   if (options.root && options.root.length > 0) {
-    return options.root.map((root) => ({ path: existingDirectory(root, cwd), origin: "global" as const }));
+    return options.root.map((root) => ({ path: existingDirectory(root, cwd, "--root"), origin: "global" as const }));
   }
   return config?.sources;
 }
 
-function existingDirectory(root: string, cwd: string): string {
+function existingDirectory(root: string, cwd: string, option: string): string {
   const absolute = path.resolve(cwd, root);
   let stat: fs.Stats;
   try {
     stat = fs.statSync(absolute);
   } catch {
-    throw new CliError(`--root ${root}: directory does not exist (${absolute})`, EXIT_USAGE);
+    throw new CliError(`${option} ${root}: directory does not exist (${absolute})`, EXIT_USAGE);
   }
-  if (!stat.isDirectory()) throw new CliError(`--root ${root}: not a directory (${absolute})`, EXIT_USAGE);
+  if (!stat.isDirectory()) throw new CliError(`${option} ${root}: not a directory (${absolute})`, EXIT_USAGE);
   return absolute;
 }
 
@@ -57,6 +57,7 @@ export async function openRuntime(
 ): Promise<CliContext> {
   const cwd = process.cwd();
   const config = readConfig(options, cwd);
+  if (options.bundle !== undefined) return openBundleRuntime(options, options.bundle, config, cwd, out, watch);
   const sources = sourcesFor(options, config, cwd) ?? defaultSources(cwd, os.homedir());
   const scope: Scope = {};
   if (options.agent) scope.agentId = options.agent;
@@ -73,6 +74,29 @@ export async function openRuntime(
       cwd,
     }),
   );
+  return { runtime, scope, config, cwd, sources };
+}
+
+/** A bundle is the one source: verified before anything is served, so replicas reporting one digest serve the same bytes. */
+async function openBundleRuntime(options: CommonOptions, bundle: string, config: SkillportConfig | null, cwd: string, out: CliOutput, watch: boolean): Promise<CliContext> {
+  if (options.root && options.root.length > 0) throw new CliError("--bundle and --root cannot be given together: a bundle is the one source", EXIT_USAGE);
+  const dir = existingDirectory(bundle, cwd, "--bundle");
+  const scope: Scope = {};
+  if (options.agent) scope.agentId = options.agent;
+  if (options.project) scope.projectId = options.project;
+  let runtime: SkillRuntime;
+  try {
+    runtime = await withProgress(
+      out,
+      "Checking the bundle",
+      createSkillRuntime({ bundle: dir, agents: config?.agents ?? {}, projects: config?.projects ?? {}, watch, cwd }),
+    );
+  } catch (error) {
+    if (error instanceof BundleCheckError) throw new CliError(error.message, EXIT_FAILURE_FOUND);
+    throw error;
+  }
+  const sources = [{ path: dir, origin: "global" as const }];
+  warnAboutUnknownScope(scope, config, sources, out);
   return { runtime, scope, config, cwd, sources };
 }
 

@@ -27,7 +27,7 @@ export async function doctorCommand(options: CommonOptions, out: CliOutput): Pro
     const warnings = diagnostics.length - errors;
     const skills = registry.all().length;
     if (options.json) {
-      writeJson(out, { skills, errors, warnings, diagnostics });
+      writeJson(out, { skills, errors, warnings, diagnostics, registryDigest: await runtime.registryDigest() });
     } else {
       out.data(withHiddenCharactersShown(renderReport(diagnostics, cwd)));
       out.data(`${skills} skill${skills === 1 ? "" : "s"} loaded; ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}\n`);

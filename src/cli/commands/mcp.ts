@@ -75,6 +75,8 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   if (runtime.snapshot().skills.length === 0) {
     out.log(`${noSkillsFoundText(sources)}${options.watch ? "\nWatching them: skills added there will be served without a restart." : ""}`);
   }
+  // What an operator compares across replicas: one digest per replica, the same on all of them.
+  out.log(`registry digest ${await runtime.registryDigest()}`);
   const session: SessionOptions = {
     ...scope,
     // A trailing separator: --log-dir is a directory even when its name ends in .jsonl.

@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { test } from "node:test";
+import { jsonOf, runCli, sandbox } from "./cli-process.js";
+import { writeSkill } from "../support/tmp.js";
+
+function tree(): { cwd: string; env: Record<string, string>; skills: string; out: string } {
+  const box = sandbox();
+  const skills = path.join(box.cwd, "skills");
+  writeSkill(skills, "alpha", "name: alpha\ndescription: First skill.");
+  writeSkill(skills, "beta", "name: beta\ndescription: Second skill.");
+  return { cwd: box.cwd, env: box.env, skills, out: path.join(box.cwd, "bundles") };
+}
+
+test("bundle prints the bundle directory on stdout, refuses to write it twice, and --verify checks it", async () => {
+  const t = tree();
+  const opts = { cwd: t.cwd, env: t.env };
+  const made = await runCli(["bundle", "skills", "bundles"], opts);
+  assert.equal(made.code, 0, made.stderr);
+  const dir = made.stdout.trim();
+  assert.match(path.basename(dir), /^sha256-[0-9a-f]{64}$/);
+  assert.equal(path.dirname(dir), fs.realpathSync(t.out));
+  assert.match(made.stderr, /^bundle sha256-[0-9a-f]{64}: 2 files, \d+ bytes$/m);
+
+  const again = await runCli(["bundle", "skills", "bundles", "--json"], opts);
+  assert.equal(again.code, 1);
+  assert.equal(again.stdout, "");
+  assert.match(again.stderr, /^error: .*already exists; a bundle is never overwritten$/m);
+
+  const verified = await runCli(["bundle", "--verify", dir], opts);
+  assert.equal(verified.code, 0, verified.stdout);
+  assert.equal(verified.stdout, `${path.basename(dir)}: 2 files match the lock\n`);
+  fs.chmodSync(path.join(dir, "skills", "beta", "SKILL.md"), 0o600);
+  const broken = await runCli(["bundle", "--verify", dir, "--json"], opts);
+  assert.equal(broken.code, 1);
+  assert.deepEqual(jsonOf<{ ok: boolean; problems: string[] }>(broken).problems, ["beta/SKILL.md has mode 0600, the lock says 0444"]);
+});
+
+test("bundle usage errors exit 2: no OUT, OUT inside DIR, DIR missing, --verify with OUT", async () => {
+  const t = tree();
+  const opts = { cwd: t.cwd, env: t.env };
+  for (const args of [["bundle", "skills"], ["bundle", "skills", "skills/out"], ["bundle", "nowhere", "bundles"], ["bundle", "--verify", "skills", "bundles"]]) {
+    const run = await runCli(args, opts);
+    assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
+    assert.match(run.stderr, /^error: /m);
+  }
+  assert.equal(fs.existsSync(path.join(t.skills, "out")), false);
+});
+
+test("--bundle serves a verified bundle, refuses a changed one (exit 1) and --root beside it (exit 2); doctor reports its digest", async () => {
+  const t = tree();
+  const opts = { cwd: t.cwd, env: t.env };
+  const dir = (await runCli(["bundle", "skills", "bundles"], opts)).stdout.trim();
+  const listed = await runCli(["list", "--bundle", dir, "--json"], opts);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.deepEqual(jsonOf<{ skills: Array<{ name: string }> }>(listed).skills.map((s) => s.name), ["alpha", "beta"]);
+  const doctor = await runCli(["doctor", "--bundle", dir, "--json"], opts);
+  assert.equal(jsonOf<{ registryDigest: string }>(doctor).registryDigest, path.basename(dir));
+  const plain = await runCli(["doctor", "--root", "skills", "--json"], opts);
+  assert.match(jsonOf<{ registryDigest: string }>(plain).registryDigest, /^loaded-sha256-[0-9a-f]{64}$/);
+
+  assert.equal((await runCli(["list", "--bundle", dir, "--root", "skills"], opts)).code, 2);
+  fs.chmodSync(path.join(dir, "skills", "alpha", "SKILL.md"), 0o644);
+  fs.appendFileSync(path.join(dir, "skills", "alpha", "SKILL.md"), "changed\n");
+  const refused = await runCli(["list", "--bundle", dir], opts);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /does not match its lock: alpha\/SKILL\.md has mode 0644, the lock says 0444; alpha\/SKILL\.md has changed/);
+});
