@@ -43,6 +43,19 @@ export type {
 export { createSession, restoreSession, type Session, type SessionHost, type SessionOptions } from "./session/session.js";
 export { skillToolActivation, type SkillActivation } from "./session/activation.js";
 export { readSessionLog } from "./session/log.js";
+export {
+  memoryStore,
+  scopePrincipal,
+  type AppendOptions,
+  type AppendResult,
+  type SessionKey,
+  type SessionStore,
+  type StoredRecord,
+  type StoreMessage,
+  type StoreRead,
+} from "./session/store.js";
+export { fileStore } from "./session/store-file.js";
+export { openSessionStore } from "./session/open-store.js";
 export { statsFromRecords, readStatsDir, type SkillStats } from "./session/stats.js";
 
 // Prompt text

@@ -22,6 +22,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ["stats", async () => (await import("./commands/stats.js")).registerStatsCommand],
   ["bundle", async () => (await import("./commands/bundle.js")).registerBundleCommand],
   ["mcp", async () => (await import("./commands/mcp.js")).registerMcpCommand],
+  ["store", async () => (await import("./commands/store.js")).registerStoreCommand],
 ];
 
 /**

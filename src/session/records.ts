@@ -17,6 +17,13 @@ export interface SessionHeaderRecord {
   agentId?: string;
   compaction: CompactionMode;
   carryBudgetBytes: number;
+  /** Digest of the skill tree the serving process started the conversation on, when it knows one. */
+  registryDigest?: string;
+  /**
+   * What the host's client declared when the conversation started (MCP `initialize`), kept so
+   * any process continuing the conversation answers the client the same way.
+   */
+  client?: { protocolVersion?: string; capabilities?: Record<string, unknown> };
 }
 
 /**
@@ -83,7 +90,17 @@ export interface CatalogRecord {
   text: string;
 }
 
-export type SessionRecord = SessionHeaderRecord | CallRecord | CheckpointRecord | ClearRecord | CatalogRecord;
+/**
+ * Ends the conversation for good (an HTTP `DELETE`, an idle timeout): every process sharing the
+ * store refuses it afterwards. Written by the store-backed server only.
+ */
+export interface EndRecord {
+  type: "end";
+  time: string;
+  reason: "deleted" | "idle";
+}
+
+export type SessionRecord = SessionHeaderRecord | CallRecord | CheckpointRecord | ClearRecord | CatalogRecord | EndRecord;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -136,7 +153,9 @@ export function isSessionRecord(value: unknown): value is SessionRecord {
         Number.isFinite(value.carryBudgetBytes) &&
         value.carryBudgetBytes >= 0 &&
         (value.projectId === undefined || typeof value.projectId === "string") &&
-        (value.agentId === undefined || typeof value.agentId === "string")
+        (value.agentId === undefined || typeof value.agentId === "string") &&
+        (value.registryDigest === undefined || typeof value.registryDigest === "string") &&
+        (value.client === undefined || isObject(value.client))
       );
     case "call":
       return (
@@ -154,6 +173,8 @@ export function isSessionRecord(value: unknown): value is SessionRecord {
       return true;
     case "catalog":
       return typeof value.text === "string";
+    case "end":
+      return value.reason === "deleted" || value.reason === "idle";
     default:
       return false;
   }

@@ -35,6 +35,8 @@ export interface ConversationState {
   /** The pinned catalog text; null until first built, and again after a commit or clear. */
   catalog: string | null;
   activations: number;
+  /** An end record was applied: the conversation takes no more calls. */
+  ended: boolean;
 }
 
 export function emptyState(): ConversationState {
@@ -47,6 +49,7 @@ export function emptyState(): ConversationState {
     reminder: null,
     catalog: null,
     activations: 0,
+    ended: false,
   };
 }
 
@@ -74,6 +77,9 @@ export function applyRecord(state: ConversationState, record: SessionRecord): vo
       return;
     case "catalog":
       state.catalog = record.text;
+      return;
+    case "end":
+      state.ended = true;
       return;
     case "call": {
       const activation = activationFromEnvelope(record.envelope);
