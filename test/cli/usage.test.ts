@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { runCli } from "./cli-process.js";
 
-const COMMANDS = ["list", "show", "read", "validate", "prompt", "doctor", "stats", "bundle", "mcp"];
+const COMMANDS = ["list", "show", "read", "validate", "prompt", "doctor", "stats", "bundle", "mcp", "store"];
 
 test("--help lists every command on stdout and exits 0", async () => {
   const run = await runCli(["--help"]);
