@@ -50,6 +50,7 @@ export interface CheckedOptions {
   projects?: unknown;
   env?: unknown;
   bundle?: unknown;
+  store?: unknown;
 }
 
 /**
@@ -72,6 +73,9 @@ export function checkRuntimeOptions(options: CheckedOptions): void {
     }
   }
   if (options.bundle !== undefined && (typeof options.bundle !== "string" || options.bundle === "")) throw new TypeError("bundle must be the path of a bundle directory");
+  if (options.store !== undefined && !(typeof options.store === "string" && options.store !== "") && !isStoreLike(options.store)) {
+    throw new TypeError("store must be a SessionStore or a string naming one (a postgres:// URL, `memory`, or a directory)");
+  }
 }
 
 function checkSource(source: unknown, where: string): void {
@@ -139,4 +143,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /** `where.key`, or `where["odd key"]` when the key would not read as one name. */
 function child(where: string, key: string): string {
   return /^[A-Za-z_$][\w$-]*$/.test(key) ? `${where}.${key}` : `${where}[${JSON.stringify(key)}]`;
+}
+
+function isStoreLike(value: unknown): boolean {
+  const store = value as { read?: unknown; appendAt?: unknown } | null;
+  return typeof store === "object" && store !== null && typeof store.read === "function" && typeof store.appendAt === "function";
 }

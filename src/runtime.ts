@@ -16,6 +16,9 @@ import { defaultSources } from "./registry/sources.js";
 import type { RegistrySnapshot, SkillSource } from "./registry/types.js";
 import { watchSources, type SourceWatcher } from "./registry/watch.js";
 import { createSession, type Session, type SessionHost, type SessionOptions } from "./session/session.js";
+import { openSessionStore } from "./session/open-store.js";
+import type { SessionStore } from "./session/store.js";
+import { createStoredSession, openStoredSession, type StoredSession, type StoredSessionOptions } from "./session/stored-session.js";
 
 export interface SkillRuntimeOptions {
   /** Default: the §2 default sources for `cwd` and `home`. */
@@ -32,6 +35,13 @@ export interface SkillRuntimeOptions {
   cwd?: string;
   /** Default: `os.homedir()`. */
   home?: string;
+  /**
+   * Where stored sessions live (`createStoredSession`, `openStoredSession`): a `SessionStore`, or
+   * a string naming one (`postgres://…`, `memory`, or a directory of JSONL files). A store given
+   * as a string is opened here and closed with the runtime; one given as an object is the
+   * caller's to close.
+   */
+  store?: SessionStore | string;
   /**
    * A bundle directory written by `bundle` (`OUT/sha256-<hex>`): verified against its lock
    * before anything is served (a changed byte, mode or file throws `BundleCheckError`), then its
@@ -58,6 +68,12 @@ export interface SkillRuntime {
   onChange(listener: (snapshot: RegistrySnapshot) => void): () => void;
   /** A conversation over this runtime's live registry. */
   session(options?: SessionOptions): Session;
+  /** The store stored sessions live in; null when the runtime was opened without one. */
+  readonly store: SessionStore | null;
+  /** Starts a conversation in the store (its header is written before this returns). */
+  createStoredSession(options?: StoredSessionOptions): Promise<StoredSession>;
+  /** Continues a conversation from the store, in this process or any other sharing it. */
+  openStoredSession(id: string, options?: StoredSessionOptions): Promise<StoredSession>;
   /**
    * What this runtime serves, for comparing replicas: the bundle's digest (`sha256-<hex>`) when
    * it serves a bundle, else a digest of the loaded skills (`loaded-sha256-<hex>`, see
@@ -125,6 +141,22 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
     refresh: () => registry.refreshAfterChange(),
     env: () => registry.snapshot().env,
     cwd,
+    registryDigest: () => registryDigest(),
+  };
+  const registryDigest = (): Promise<string> => (bundleDigest !== null ? Promise.resolve(bundleDigest) : loadedSkillsDigest(registry.snapshot()));
+
+  let store: SessionStore | null = null;
+  const ownsStore = typeof options.store === "string";
+  try {
+    if (options.store !== undefined) store = typeof options.store === "string" ? await openSessionStore(options.store, cwd) : options.store;
+  } catch (error) {
+    watcher?.close();
+    await registry.close();
+    throw error;
+  }
+  const needStore = (): SessionStore => {
+    if (!store) throw new Error("This runtime has no session store: open it with createSkillRuntime({ store })");
+    return store;
   };
 
   return {
@@ -139,11 +171,15 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
     stats: () => registry.stats(),
     onChange: (listener) => registry.onChange(listener),
     session: (sessionOptions) => createSession(host, sessionOptions),
-    registryDigest: () => (bundleDigest !== null ? Promise.resolve(bundleDigest) : loadedSkillsDigest(registry.snapshot())),
+    store,
+    createStoredSession: async (sessionOptions = {}) => createStoredSession(host, needStore(), sessionOptions),
+    openStoredSession: async (id, sessionOptions = {}) => openStoredSession(host, needStore(), id, sessionOptions),
+    registryDigest,
     async close() {
       watcher?.close();
       watcher = null;
       await registry.close();
+      if (ownsStore) await store?.close();
     },
   };
 }

@@ -6,42 +6,26 @@
 import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { Scope, ScopedRegistry, SkillInfo } from "../access/types.js";
+import type { SkillInfo } from "../access/types.js";
 import type { Diagnostic } from "../package/diagnostic.js";
-import { normalizeName } from "../package/naming.js";
-import { envNames } from "../package/requirements.js";
-import { renderCatalog, type CatalogFormat } from "../prompt/catalog.js";
-import { sharedCatalog } from "../prompt/catalog-cache.js";
-import type { RegisteredSkill } from "../registry/types.js";
 import type { Envelope } from "../tool/envelope.js";
-import { createSkillTool } from "../tool/skill-tool.js";
 import type { SkillTool, SkillToolContext, SkillToolInvocation } from "../tool/types.js";
-import { activationFromEnvelope } from "./activation.js";
-import { DEFAULT_CARRY_BUDGET_BYTES, planCompaction } from "./compaction.js";
-import { loggableArguments } from "./logged-arguments.js";
+import {
+  lastHeader,
+  now,
+  openConversation,
+  settingsOf,
+  type CallOptions,
+  type SessionHost,
+  type Settings,
+} from "./conversation.js";
 import { fileLog, memoryLog, readSessionLog, resolveLogPath, type SessionLog } from "./log.js";
-import { envValuesFor, grantedEnvNames } from "./grants.js";
-import { gateTool, narrowedSurface, type GateDecision } from "./narrowing.js";
-import type {
-  ActivationFacts,
-  CallRecord,
-  CommitResult,
-  CompactionMode,
-  SessionHeaderRecord,
-  SessionRecord,
-} from "./records.js";
-import { selectSkills } from "./selection.js";
-import { activeInOrder, applyRecord, emptyState, isAlreadyActive } from "./state.js";
-import { StatsCounter, type SkillStats } from "./stats.js";
+import type { GateDecision } from "./narrowing.js";
+import type { CatalogFormat } from "../prompt/catalog.js";
+import type { CommitResult, CompactionMode, SessionHeaderRecord, SessionRecord } from "./records.js";
+import type { SkillStats } from "./stats.js";
 
-export interface SessionHost {
-  resolveRegistry(scope: Scope): ScopedRegistry;
-  refresh(): Promise<unknown>;
-  /** The environment `envFor` hands values out of. */
-  env(): Readonly<Record<string, string>>;
-  /** Base of relative log paths. */
-  cwd: string;
-}
+export type { CallOptions, SessionHost } from "./conversation.js";
 
 export interface SessionOptions {
   /** Default: a random UUID (or, when restoring, the id the log was written under). */
@@ -62,16 +46,6 @@ export interface SessionOptions {
   skills?: string[];
   /** Rebuild the session from its existing log before continuing it. */
   restore?: boolean;
-}
-
-export interface CallOptions {
-  /** The host's id for this tool call; digests at compaction are keyed by it. */
-  toolCallId?: string;
-  /**
-   * A person started this activation (an MCP prompt, a slash command), not the model: skills
-   * hidden from the model (`disable-model-invocation: true`) may be activated too.
-   */
-  userInvoked?: boolean;
 }
 
 export interface Checkpoint {
@@ -131,58 +105,9 @@ export interface Session {
   close(): void;
 }
 
-interface Settings {
-  id: string;
-  scope: Scope;
-  compaction: CompactionMode;
-  carryBudgetBytes: number;
-  catalog: { format: CatalogFormat; budgetChars?: number };
-  selection: ReadonlySet<string> | null;
-}
-
-function now(): string {
-  return new Date().toISOString();
-}
-
 function toolCallIdOf(ctx: SkillToolContext | undefined): string | undefined {
   const id = (ctx as { toolCallId?: unknown } | undefined)?.toolCallId;
   return typeof id === "string" ? id : undefined;
-}
-
-function lastHeader(records: readonly SessionRecord[]): SessionHeaderRecord | undefined {
-  for (let index = records.length - 1; index >= 0; index -= 1) {
-    const record = records[index];
-    if (record?.type === "session") return record;
-  }
-  return undefined;
-}
-
-function settingsOf(options: SessionOptions, header: SessionHeaderRecord | undefined): Settings {
-  const compaction = options.compaction ?? header?.compaction ?? "carry";
-  if (compaction !== "carry" && compaction !== "reload") {
-    throw new TypeError(`compaction must be "carry" or "reload", got ${JSON.stringify(compaction)}`);
-  }
-  const carryBudgetBytes = options.carryBudgetBytes ?? header?.carryBudgetBytes ?? DEFAULT_CARRY_BUDGET_BYTES;
-  if (!Number.isFinite(carryBudgetBytes) || carryBudgetBytes < 0) {
-    throw new RangeError(`carryBudgetBytes must be a non-negative number, got ${String(carryBudgetBytes)}`);
-  }
-  const scope: Scope = {};
-  const projectId = options.projectId ?? header?.projectId;
-  const agentId = options.agentId ?? header?.agentId;
-  if (projectId !== undefined) scope.projectId = projectId;
-  if (agentId !== undefined) scope.agentId = agentId;
-  return {
-    id: options.id ?? header?.id ?? randomUUID(),
-    scope,
-    compaction,
-    carryBudgetBytes,
-    catalog: {
-      format: options.catalog?.format ?? "xml",
-      ...(options.catalog?.budgetChars !== undefined ? { budgetChars: options.catalog.budgetChars } : {}),
-    },
-    // Named the way the registry names skills, so any spelling of a name selects it.
-    selection: options.skills ? new Set(options.skills.map(normalizeName)) : null,
-  };
 }
 
 export function createSession(host: SessionHost, options: SessionOptions = {}): Session {
@@ -238,42 +163,13 @@ function openSession(
   initialDiagnostics: readonly Diagnostic[],
   historyStart = 0,
 ): Session {
-  const state = emptyState();
-  // No list of records: statistics are counted as records arrive, and the history is the log's
-  // (SESSION.md), so a long conversation's envelopes are not all kept in memory.
-  const counter = new StatsCounter();
+  const conversation = openConversation(host, settings);
+  const { state } = conversation;
   const diagnostics: Diagnostic[] = [...initialDiagnostics];
-  for (const record of replay) {
-    applyRecord(state, record);
-    counter.add(record);
-  }
-  let nextSeq = replay.reduce((next, record) => (record.type === "call" ? Math.max(next, record.seq + 1) : next), 0);
-  let nextCheckpoint = replay.reduce(
-    (next, record) => (record.type === "checkpoint" ? Math.max(next, record.checkpoint + 1) : next),
-    0,
-  );
+  for (const record of replay) conversation.apply(record);
   let headerWritten = replay.length > 0;
   let openCheckpoint: number | null = null;
   let closed = false;
-  // (name, content) pairs whose activation is in flight: a concurrent second call is a repeat.
-  const inFlight = new Set<string>();
-
-  const scoped = (): ScopedRegistry => selectSkills(host.resolveRegistry(settings.scope), settings.selection);
-  /** What a skill declares now, model-hidden ones included (a prompt can activate those). */
-  const declaredEnv = (name: string): readonly string[] => {
-    const registry = scoped();
-    const skill = registry.get(name) ?? registry.all().find((candidate) => candidate.name === name);
-    return skill ? envNames(skill.manifest.requirements) : [];
-  };
-
-  /** Rendered once per registry list and options, and shared with every session that sees the same list. */
-  function currentCatalog(): string {
-    const registry = scoped();
-    if (!registry.toolAvailable) return "";
-    const offered = registry.offered?.();
-    return offered ? sharedCatalog(offered, settings.catalog) : renderCatalog(registry.list(), settings.catalog);
-  }
-  const inner = createSkillTool({ resolveRegistry: scoped, refreshSkills: () => host.refresh() });
 
   // The header and the pinned catalog wait in memory until the session records something of its
   // own: a connection that only asked for the catalog (every MCP initialize does, even one the
@@ -282,8 +178,7 @@ function openSession(
   let holding = replay.length === 0;
 
   function write(record: SessionRecord, sync = false): void {
-    counter.add(record);
-    applyRecord(state, record);
+    conversation.apply(record);
     if (holding && (record.type === "session" || record.type === "catalog")) {
       held.push(record);
       return;
@@ -300,66 +195,16 @@ function openSession(
   function append(record: SessionRecord, sync = false): void {
     if (!headerWritten) {
       headerWritten = true;
-      const header: SessionHeaderRecord = {
-        type: "session",
-        v: 1,
-        time: now(),
-        id: settings.id,
-        ...settings.scope,
-        compaction: settings.compaction,
-        carryBudgetBytes: settings.carryBudgetBytes,
-      };
-      write(header);
+      write(conversation.header());
     }
     write(record, sync);
   }
 
-  /**
-   * Declarations are taken from the record the tool read the body against, never looked up
-   * again: the registry may have been swapped since, and the session must record the manifest
-   * of the same file version as the content.
-   */
-  function factsOf(skill: RegisteredSkill | undefined): ActivationFacts {
-    if (!skill) return { tools: null, allowedTools: null, env: [] };
-    return {
-      tools: skill.manifest.tools ? [...skill.manifest.tools] : null,
-      allowedTools: skill.manifest.allowedTools ? [...skill.manifest.allowedTools] : null,
-      env: envNames(skill.manifest.requirements),
-    };
-  }
-
   async function invoke(args: unknown, options: CallOptions = {}): Promise<SkillToolInvocation> {
     if (closed) throw new Error(`Session ${settings.id} is closed`);
-    const reserved: Array<{ key: string; name: string; content: string; facts: ActivationFacts }> = [];
-    const activateSkill = (name: string, content: string, skill?: RegisteredSkill): boolean => {
-      const key = JSON.stringify([name, content]);
-      if (isAlreadyActive(state, name, content) || inFlight.has(key)) return false;
-      inFlight.add(key);
-      // The session's own tool always passes the record; the lookup is only for a caller that does not.
-      reserved.push({ key, name, content, facts: factsOf(skill ?? scoped().get(name)) });
-      return true;
-    };
-    let invocation: SkillToolInvocation;
-    try {
-      invocation = await inner.invoke(args, { ...settings.scope, activateSkill, ...(options.userInvoked ? { userInvoked: true } : {}) });
-    } finally {
-      for (const entry of reserved) inFlight.delete(entry.key);
-    }
-    const activation = activationFromEnvelope(invocation.envelope);
-    const facts = activation
-      ? reserved.find((entry) => entry.name === activation.name && entry.content === activation.content)?.facts
-      : undefined;
-    const record: CallRecord = {
-      type: "call",
-      time: now(),
-      seq: nextSeq,
-      toolCallId: options.toolCallId ?? null,
-      args: loggableArguments(args),
-      envelope: invocation.envelope,
-      ...(facts ? { activation: facts } : {}),
-    };
-    nextSeq += 1;
-    append(record);
+    const { invocation, record } = await conversation.decideCall(args, options);
+    // Numbered now, not when the call started: calls finishing out of order keep the log in order.
+    append({ ...record, seq: conversation.nextCallSeq() });
     return invocation;
   }
 
@@ -370,8 +215,8 @@ function openSession(
 
   const tool: SkillTool = {
     name: "skill",
-    description: inner.description,
-    inputSchema: inner.inputSchema,
+    description: conversation.inner.description,
+    inputSchema: conversation.inner.inputSchema,
     readOnly: true,
     call: async (args, ctx) => (await invoke(args, { toolCallId: toolCallIdOf(ctx) })).envelope,
     invoke: (args, ctx) => invoke(args, { toolCallId: toolCallIdOf(ctx) }),
@@ -383,11 +228,8 @@ function openSession(
     logPath: log.path,
     invoke,
     call: async (args, options) => (await invoke(args, options)).envelope,
-    loaded: () => [...state.loaded.keys()],
-    available() {
-      const registry = scoped();
-      return registry.toolAvailable ? registry.list() : [];
-    },
+    loaded: () => conversation.loaded(),
+    available: () => conversation.available(),
     clear() {
       openCheckpoint = null;
       append({ type: "clear", time: now() }, true);
@@ -395,8 +237,7 @@ function openSession(
     beginCompaction() {
       // Only one compaction can be in progress; a new one supersedes an unfinished one.
       if (openCheckpoint !== null) abortCheckpoint(openCheckpoint);
-      const id = nextCheckpoint;
-      nextCheckpoint += 1;
+      const id = conversation.takeCheckpoint();
       openCheckpoint = id;
       append({ type: "checkpoint", time: now(), checkpoint: id, phase: "begin" }, true);
       return {
@@ -405,8 +246,8 @@ function openSession(
             throw new Error(`Compaction checkpoint ${id} is no longer open: it was committed, aborted or superseded`);
           }
           openCheckpoint = null;
-          const plan = planCompaction(state, settings.compaction, settings.carryBudgetBytes);
-          append({ type: "checkpoint", time: now(), checkpoint: id, phase: "commit", result: plan.result, kept: plan.kept }, true);
+          const { record, plan } = conversation.planCommit(id);
+          append(record, true);
           return plan.result;
         },
         abort() {
@@ -414,26 +255,22 @@ function openSession(
         },
       };
     },
-    narrowsSurfaceTo: () => narrowedSurface(state),
-    gate: (toolName) => gateTool(narrowedSurface(state), toolName),
-    preApprovedTools() {
-      const tools = new Set<string>();
-      for (const skill of activeInOrder(state)) for (const tool of skill.facts.allowedTools ?? []) tools.add(tool);
-      return [...tools];
-    },
-    envGrants: () => grantedEnvNames(state, declaredEnv),
-    envFor: (keys) => envValuesFor(state, declaredEnv, host.env(), keys),
-    carriedState: () => ({ carried: state.carried, reminder: state.reminder, epoch: state.epoch }),
+    narrowsSurfaceTo: () => conversation.narrowsSurfaceTo(),
+    gate: (toolName) => conversation.gate(toolName),
+    preApprovedTools: () => conversation.preApprovedTools(),
+    envGrants: () => conversation.envGrants(),
+    envFor: (keys) => conversation.envFor(keys),
+    carriedState: () => conversation.carriedState(),
     catalogText() {
-      if (state.catalog === null) append({ type: "catalog", time: now(), text: currentCatalog() });
+      if (state.catalog === null) append({ type: "catalog", time: now(), text: conversation.currentCatalog() });
       return state.catalog ?? "";
     },
-    currentCatalogText: currentCatalog,
+    currentCatalogText: () => conversation.currentCatalog(),
     history() {
       const logged = log.held ? log.held() : log.path !== null ? readSessionLog(log.path).records.slice(historyStart) : [];
       return [...logged, ...held];
     },
-    stats: () => counter.snapshot(),
+    stats: () => conversation.stats(),
     diagnostics: () => [...diagnostics],
     close() {
       closed = true;

@@ -1,0 +1,266 @@
+/**
+ * What a session decides and what it knows, apart from where its records go: the fold over
+ * records (`applyRecord`, the one place state changes), the call decision (run the tool with the
+ * dedup hook over the current state, and build the record it produced), the header, and every
+ * read of the state. A session on a log (`session.ts`) and one on a shared store
+ * (`stored-session.ts`) are two ways of persisting the same decisions.
+ */
+import { randomUUID } from "node:crypto";
+import type { Scope, ScopedRegistry, SkillInfo } from "../access/types.js";
+import { normalizeName } from "../package/naming.js";
+import { envNames } from "../package/requirements.js";
+import { renderCatalog, type CatalogFormat } from "../prompt/catalog.js";
+import { sharedCatalog } from "../prompt/catalog-cache.js";
+import type { RegisteredSkill } from "../registry/types.js";
+import { createSkillTool } from "../tool/skill-tool.js";
+import type { SkillTool, SkillToolInvocation } from "../tool/types.js";
+import { activationFromEnvelope } from "./activation.js";
+import { DEFAULT_CARRY_BUDGET_BYTES, planCompaction, type CompactionPlan } from "./compaction.js";
+import { envValuesFor, grantedEnvNames } from "./grants.js";
+import { loggableArguments } from "./logged-arguments.js";
+import { gateTool, narrowedSurface, type GateDecision } from "./narrowing.js";
+import type { ActivationFacts, CallRecord, CompactionMode, SessionHeaderRecord, SessionRecord } from "./records.js";
+import { selectSkills } from "./selection.js";
+import { activeInOrder, applyRecord, emptyState, type ConversationState } from "./state.js";
+import { StatsCounter, type SkillStats } from "./stats.js";
+import { isAlreadyActive } from "./state.js";
+
+export interface SessionHost {
+  resolveRegistry(scope: Scope): ScopedRegistry;
+  refresh(): Promise<unknown>;
+  /** The environment `envFor` hands values out of. */
+  env(): Readonly<Record<string, string>>;
+  /** Base of relative log paths. */
+  cwd: string;
+  /** What the host serves (a bundle's digest), written into the header of a stored session. */
+  registryDigest?(): Promise<string>;
+}
+
+export interface CatalogOptions {
+  format?: CatalogFormat;
+  budgetChars?: number;
+}
+
+/** The options a conversation is decided under (the rest of `SessionOptions` is about persistence). */
+export interface ConversationOptions {
+  id?: string;
+  projectId?: string;
+  agentId?: string;
+  compaction?: CompactionMode;
+  carryBudgetBytes?: number;
+  catalog?: CatalogOptions;
+  skills?: string[];
+}
+
+export interface CallOptions {
+  /** The host's id for this tool call; digests at compaction are keyed by it. */
+  toolCallId?: string;
+  /**
+   * A person started this activation (an MCP prompt, a slash command), not the model: skills
+   * hidden from the model (`disable-model-invocation: true`) may be activated too.
+   */
+  userInvoked?: boolean;
+}
+
+export interface Settings {
+  id: string;
+  scope: Scope;
+  compaction: CompactionMode;
+  carryBudgetBytes: number;
+  catalog: { format: CatalogFormat; budgetChars?: number };
+  selection: ReadonlySet<string> | null;
+}
+
+export function now(): string {
+  return new Date().toISOString();
+}
+
+export function lastHeader(records: readonly SessionRecord[]): SessionHeaderRecord | undefined {
+  for (let index = records.length - 1; index >= 0; index -= 1) {
+    const record = records[index];
+    if (record?.type === "session") return record;
+  }
+  return undefined;
+}
+
+export function settingsOf(options: ConversationOptions, header: SessionHeaderRecord | undefined): Settings {
+  const compaction = options.compaction ?? header?.compaction ?? "carry";
+  if (compaction !== "carry" && compaction !== "reload") {
+    throw new TypeError(`compaction must be "carry" or "reload", got ${JSON.stringify(compaction)}`);
+  }
+  const carryBudgetBytes = options.carryBudgetBytes ?? header?.carryBudgetBytes ?? DEFAULT_CARRY_BUDGET_BYTES;
+  if (!Number.isFinite(carryBudgetBytes) || carryBudgetBytes < 0) {
+    throw new RangeError(`carryBudgetBytes must be a non-negative number, got ${String(carryBudgetBytes)}`);
+  }
+  const scope: Scope = {};
+  const projectId = options.projectId ?? header?.projectId;
+  const agentId = options.agentId ?? header?.agentId;
+  if (projectId !== undefined) scope.projectId = projectId;
+  if (agentId !== undefined) scope.agentId = agentId;
+  return {
+    id: options.id ?? header?.id ?? randomUUID(),
+    scope,
+    compaction,
+    carryBudgetBytes,
+    catalog: {
+      format: options.catalog?.format ?? "xml",
+      ...(options.catalog?.budgetChars !== undefined ? { budgetChars: options.catalog.budgetChars } : {}),
+    },
+    // Named the way the registry names skills, so any spelling of a name selects it.
+    selection: options.skills ? new Set(options.skills.map(normalizeName)) : null,
+  };
+}
+
+export interface Conversation {
+  readonly settings: Settings;
+  readonly state: ConversationState;
+  /** The tool the session wraps, for its description and schema. */
+  readonly inner: SkillTool;
+  /** Folds one record in: state, statistics and the next call and checkpoint numbers. */
+  apply(record: SessionRecord): void;
+  /** The call number the next call record gets. */
+  nextCallSeq(): number;
+  /** Takes the next checkpoint number. */
+  takeCheckpoint(): number;
+  /** A header for this conversation. */
+  header(extra?: Pick<SessionHeaderRecord, "registryDigest" | "client">): SessionHeaderRecord;
+  /**
+   * Runs the tool against the current state and returns what it answered with the record to
+   * persist; the state is not changed until that record is applied.
+   */
+  decideCall(args: unknown, options: CallOptions): Promise<{ invocation: SkillToolInvocation; record: CallRecord }>;
+  /** The commit record a compaction would write now, and what `commit()` returns. */
+  planCommit(checkpoint: number): { record: SessionRecord; plan: CompactionPlan };
+  /** The catalog of the live registry now (not pinned). */
+  currentCatalog(): string;
+  loaded(): string[];
+  available(): SkillInfo[];
+  narrowsSurfaceTo(): string[] | null;
+  gate(toolName: string): GateDecision;
+  preApprovedTools(): string[];
+  envGrants(): string[];
+  envFor(keys: readonly string[]): Record<string, string>;
+  carriedState(): { carried: string | null; reminder: string | null; epoch: number };
+  stats(): SkillStats[];
+}
+
+export function openConversation(host: SessionHost, settings: Settings): Conversation {
+  const state = emptyState();
+  // No list of records: statistics are counted as records arrive, and the history is the log's
+  // (SESSION.md), so a long conversation's envelopes are not all kept in memory.
+  const counter = new StatsCounter();
+  let nextSeq = 0;
+  let nextCheckpoint = 0;
+  // (name, content) pairs whose activation is in flight: a concurrent second call is a repeat.
+  const inFlight = new Set<string>();
+
+  const scoped = (): ScopedRegistry => selectSkills(host.resolveRegistry(settings.scope), settings.selection);
+  /** What a skill declares now, model-hidden ones included (a prompt can activate those). */
+  const declaredEnv = (name: string): readonly string[] => {
+    const registry = scoped();
+    const skill = registry.get(name) ?? registry.all().find((candidate) => candidate.name === name);
+    return skill ? envNames(skill.manifest.requirements) : [];
+  };
+
+  /** Rendered once per registry list and options, and shared with every session that sees the same list. */
+  function currentCatalog(): string {
+    const registry = scoped();
+    if (!registry.toolAvailable) return "";
+    const offered = registry.offered?.();
+    return offered ? sharedCatalog(offered, settings.catalog) : renderCatalog(registry.list(), settings.catalog);
+  }
+  const inner = createSkillTool({ resolveRegistry: scoped, refreshSkills: () => host.refresh() });
+
+  /**
+   * Declarations are taken from the record the tool read the body against, never looked up
+   * again: the registry may have been swapped since, and the session must record the manifest
+   * of the same file version as the content.
+   */
+  function factsOf(skill: RegisteredSkill | undefined): ActivationFacts {
+    if (!skill) return { tools: null, allowedTools: null, env: [] };
+    return {
+      tools: skill.manifest.tools ? [...skill.manifest.tools] : null,
+      allowedTools: skill.manifest.allowedTools ? [...skill.manifest.allowedTools] : null,
+      env: envNames(skill.manifest.requirements),
+    };
+  }
+
+  return {
+    settings,
+    state,
+    inner,
+    apply(record) {
+      counter.add(record);
+      applyRecord(state, record);
+      if (record.type === "call") nextSeq = Math.max(nextSeq, record.seq + 1);
+      if (record.type === "checkpoint") nextCheckpoint = Math.max(nextCheckpoint, record.checkpoint + 1);
+    },
+    nextCallSeq: () => nextSeq,
+    takeCheckpoint: () => nextCheckpoint++,
+    header(extra = {}) {
+      return {
+        type: "session",
+        v: 1,
+        time: now(),
+        id: settings.id,
+        ...settings.scope,
+        compaction: settings.compaction,
+        carryBudgetBytes: settings.carryBudgetBytes,
+        ...(extra.registryDigest !== undefined ? { registryDigest: extra.registryDigest } : {}),
+        ...(extra.client !== undefined ? { client: extra.client } : {}),
+      };
+    },
+    async decideCall(args, options) {
+      const reserved: Array<{ key: string; name: string; content: string; facts: ActivationFacts }> = [];
+      const activateSkill = (name: string, content: string, skill?: RegisteredSkill): boolean => {
+        const key = JSON.stringify([name, content]);
+        if (isAlreadyActive(state, name, content) || inFlight.has(key)) return false;
+        inFlight.add(key);
+        // The session's own tool always passes the record; the lookup is only for a caller that does not.
+        reserved.push({ key, name, content, facts: factsOf(skill ?? scoped().get(name)) });
+        return true;
+      };
+      let invocation: SkillToolInvocation;
+      try {
+        invocation = await inner.invoke(args, { ...settings.scope, activateSkill, ...(options.userInvoked ? { userInvoked: true } : {}) });
+      } finally {
+        for (const entry of reserved) inFlight.delete(entry.key);
+      }
+      const activation = activationFromEnvelope(invocation.envelope);
+      const facts = activation
+        ? reserved.find((entry) => entry.name === activation.name && entry.content === activation.content)?.facts
+        : undefined;
+      const record: CallRecord = {
+        type: "call",
+        time: now(),
+        seq: nextSeq,
+        toolCallId: options.toolCallId ?? null,
+        args: loggableArguments(args),
+        envelope: invocation.envelope,
+        ...(facts ? { activation: facts } : {}),
+      };
+      return { invocation, record };
+    },
+    planCommit(checkpoint) {
+      const plan = planCompaction(state, settings.compaction, settings.carryBudgetBytes);
+      return { record: { type: "checkpoint", time: now(), checkpoint, phase: "commit", result: plan.result, kept: plan.kept }, plan };
+    },
+    currentCatalog,
+    loaded: () => [...state.loaded.keys()],
+    available() {
+      const registry = scoped();
+      return registry.toolAvailable ? registry.list() : [];
+    },
+    narrowsSurfaceTo: () => narrowedSurface(state),
+    gate: (toolName) => gateTool(narrowedSurface(state), toolName),
+    preApprovedTools() {
+      const tools = new Set<string>();
+      for (const skill of activeInOrder(state)) for (const tool of skill.facts.allowedTools ?? []) tools.add(tool);
+      return [...tools];
+    },
+    envGrants: () => grantedEnvNames(state, declaredEnv),
+    envFor: (keys) => envValuesFor(state, declaredEnv, host.env(), keys),
+    carriedState: () => ({ carried: state.carried, reminder: state.reminder, epoch: state.epoch }),
+    stats: () => counter.snapshot(),
+  };
+}
