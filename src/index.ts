@@ -56,6 +56,15 @@ export {
 } from "./session/store.js";
 export { fileStore } from "./session/store-file.js";
 export { openSessionStore } from "./session/open-store.js";
+export {
+  createStoredSession,
+  openStoredSession,
+  SessionGoneError,
+  type StoredCheckpoint,
+  type StoredSession,
+  type StoredSessionOptions,
+  type StoredCallOptions,
+} from "./session/stored-session.js";
 export { statsFromRecords, readStatsDir, type SkillStats } from "./session/stats.js";
 
 // Prompt text

@@ -9,8 +9,17 @@
  *   hideToolFromExtensionClients: true,
  * }, { port: 8765 });
  * ```
+ *
+ * Many replicas on one PostgreSQL: open the runtime with `store: "postgres://…"` and serve it
+ * with `serveMcpHttpReplicated(runtime, options, { port })`.
  */
 export { createMcpConnection, mcpServerCapabilities, type McpConnection, type McpServerOptions, type McpSessionFactory } from "./adapters/mcp.js";
 export { serveMcpStdio, type McpStdioServing } from "./adapters/mcp-stdio.js";
 export { serveMcpHttp, MCP_HTTP_PATH, type McpHttpListen, type McpHttpServing } from "./adapters/mcp-http.js";
+export {
+  serveMcpHttpReplicated,
+  type McpHttpReplicatedListen,
+  type McpHttpReplicatedServing,
+  type McpStoreRuntime,
+} from "./adapters/mcp-http-replicated.js";
 export { SKILLS_EXTENSION_ID } from "./adapters/mcp-skills-extension.js";

@@ -6,6 +6,7 @@ import { findConfigFile, loadConfigFile, type SkillportConfig } from "../config.
 import { defaultSources } from "../registry/sources.js";
 import type { SkillSource } from "../registry/types.js";
 import { BundleCheckError, createSkillRuntime, type SkillRuntime } from "../runtime.js";
+import type { SessionStore } from "../session/store.js";
 import type { CommonOptions } from "./common-options.js";
 import { CliError, EXIT_FAILURE_FOUND, EXIT_USAGE } from "./exit.js";
 import type { CliOutput } from "./output.js";
@@ -53,11 +54,11 @@ function existingDirectory(root: string, cwd: string, option: string): string {
 export async function openRuntime(
   options: CommonOptions,
   out: CliOutput,
-  { watch = false }: { watch?: boolean } = {},
+  { watch = false, store }: { watch?: boolean; store?: SessionStore } = {},
 ): Promise<CliContext> {
   const cwd = process.cwd();
   const config = readConfig(options, cwd);
-  if (options.bundle !== undefined) return openBundleRuntime(options, options.bundle, config, cwd, out, watch);
+  if (options.bundle !== undefined) return openBundleRuntime(options, options.bundle, config, cwd, out, watch, store);
   const sources = sourcesFor(options, config, cwd) ?? defaultSources(cwd, os.homedir());
   const scope: Scope = {};
   if (options.agent) scope.agentId = options.agent;
@@ -72,13 +73,22 @@ export async function openRuntime(
       projects: config?.projects ?? {},
       watch,
       cwd,
+      ...(store ? { store } : {}),
     }),
   );
   return { runtime, scope, config, cwd, sources };
 }
 
 /** A bundle is the one source: verified before anything is served, so replicas reporting one digest serve the same bytes. */
-async function openBundleRuntime(options: CommonOptions, bundle: string, config: SkillportConfig | null, cwd: string, out: CliOutput, watch: boolean): Promise<CliContext> {
+async function openBundleRuntime(
+  options: CommonOptions,
+  bundle: string,
+  config: SkillportConfig | null,
+  cwd: string,
+  out: CliOutput,
+  watch: boolean,
+  store: SessionStore | undefined,
+): Promise<CliContext> {
   if (options.root && options.root.length > 0) throw new CliError("--bundle and --root cannot be given together: a bundle is the one source", EXIT_USAGE);
   const dir = existingDirectory(bundle, cwd, "--bundle");
   const scope: Scope = {};
@@ -89,7 +99,7 @@ async function openBundleRuntime(options: CommonOptions, bundle: string, config:
     runtime = await withProgress(
       out,
       "Checking the bundle",
-      createSkillRuntime({ bundle: dir, agents: config?.agents ?? {}, projects: config?.projects ?? {}, watch, cwd }),
+      createSkillRuntime({ bundle: dir, agents: config?.agents ?? {}, projects: config?.projects ?? {}, watch, cwd, ...(store ? { store } : {}) }),
     );
   } catch (error) {
     if (error instanceof BundleCheckError) throw new CliError(error.message, EXIT_FAILURE_FOUND);

@@ -34,3 +34,22 @@ describe("skillport store init", () => {
     assert.doesNotMatch(unreachable.stderr, /secret/);
   });
 });
+
+describe("skillport mcp --store", () => {
+  it("is a usage error without --http, with anything but a postgres:// URL, or with session-log options", async () => {
+    const { cwd, env } = sandbox();
+    const cases: Array<[string[], RegExp]> = [
+      [["mcp", "--store", "postgres://u@127.0.0.1:1/db"], /--store only applies with --http PORT/],
+      [["mcp", "--http", "0", "--store", "./sessions"], /--store takes a postgres:\/\/ URL/],
+      [["mcp", "--http", "0", "--store", "postgres://u@127.0.0.1:1/db", "--no-log"], /do not apply with --store/],
+      [["mcp", "--http", "0", "--store", "postgres://u:pw@127.0.0.1:1/db"], /cannot open the session store at postgres:\/\/u@127\.0\.0\.1:1\/db/],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => runCli(args, { cwd, env })));
+    for (const [index, [args, message]] of cases.entries()) {
+      const run = runs[index]!;
+      assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
+      assert.match(run.stderr, message);
+      assert.doesNotMatch(run.stderr, /pw@/);
+    }
+  });
+});

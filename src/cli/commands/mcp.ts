@@ -14,6 +14,8 @@ import { openRuntime } from "../runtime-context.js";
 import { noSkillsFoundText } from "../search-report.js";
 import { defaultLogDir } from "../session-logs.js";
 import { packageVersion } from "../version.js";
+import { isDatabaseUrl } from "../../session/open-store.js";
+import type { SessionStore } from "../../session/store.js";
 
 /** Enough for a few dozen skills with full descriptions, small next to any client's context. */
 export const DEFAULT_CATALOG_BUDGET_CHARS = 8000;
@@ -33,6 +35,8 @@ export interface McpOptions extends Omit<CommonOptions, "json"> {
   log: boolean;
   budget?: number;
   hideToolFromExtensionClients?: boolean;
+  /** A postgres:// URL: sessions live there and any replica serves any of them. */
+  store?: string;
 }
 
 export function registerMcpCommand(program: Command, { out, run }: CommandHost): void {
@@ -52,6 +56,7 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
         "with --http, a web origin (scheme://host[:port]) browsers may call from; repeatable; required with a --host that is not loopback",
         collectOrigin,
       )
+      .option("--store <url>", "with --http, keep sessions in PostgreSQL (postgres://…) so any replica on the same database serves any session")
       .option("--max-sessions <n>", "with --http, live sessions at most; beyond it initialize gets 503 with Retry-After (default: sized for this machine)", positiveInteger)
       .option("--watch", "rescan when skill files change and tell clients the tools, resources and prompts changed")
       .option("--log-dir <dir>", "directory for session logs (default: $XDG_STATE_HOME/skillport/sessions, else ~/.local/state/skillport/sessions)")
@@ -67,8 +72,22 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   if (options.idleTimeout !== undefined && options.http === undefined) throw new CliError("--idle-timeout only applies with --http PORT", EXIT_USAGE);
   if (options.allowedOrigin !== undefined && options.http === undefined) throw new CliError("--allowed-origin only applies with --http PORT", EXIT_USAGE);
   if (options.maxSessions !== undefined && options.http === undefined) throw new CliError("--max-sessions only applies with --http PORT", EXIT_USAGE);
+  if (options.store !== undefined && options.http === undefined) throw new CliError("--store only applies with --http PORT", EXIT_USAGE);
+  if (options.store !== undefined && !isDatabaseUrl(options.store)) {
+    throw new CliError(`--store takes a postgres:// URL; got ${JSON.stringify(options.store.split("@").at(-1))}`, EXIT_USAGE);
+  }
+  if (options.store !== undefined && (options.logDir !== undefined || options.log === false)) {
+    throw new CliError("--log-dir and --no-log do not apply with --store: sessions are kept in the store", EXIT_USAGE);
+  }
   const bind = options.http === undefined ? null : bindAddressOf(options);
-  const context = await openRuntime(options, out, { watch: options.watch === true });
+  const store = options.store === undefined ? undefined : await openStore(options.store);
+  let context;
+  try {
+    context = await openRuntime(options, out, { watch: options.watch === true, ...(store ? { store } : {}) });
+  } catch (error) {
+    await store?.close();
+    throw error;
+  }
   const { runtime, scope, cwd, sources } = context;
   // A client shows a server's stderr only in its logs; that is where someone wondering why the
   // model has no skills will look.
@@ -92,7 +111,22 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
 
   let serving: { done?: Promise<void>; notifyToolsChanged(): Promise<void>; close(): Promise<void> };
   try {
-    if (options.http !== undefined) {
+    if (options.http !== undefined && store) {
+      const { serveMcpHttpReplicated } = await import("../../adapters/mcp-http-replicated.js");
+      const http = await serveMcpHttpReplicated(runtime, serverOptions, {
+        port: options.http,
+        host: bind!.listenHost,
+        ...(options.idleTimeout !== undefined ? { idleTimeoutMs: options.idleTimeout * 1000 } : {}),
+        ...(options.allowedOrigin ? { allowedOrigins: options.allowedOrigin } : {}),
+        ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
+      });
+      out.log(`sessions in ${describeDatabaseUrl(options.store!)}`);
+      out.log(`listening on ${http.url}`);
+      if (!bind!.loopback) {
+        out.log(`warning: bound to ${options.host}: any machine that can reach it can read your skills`);
+      }
+      serving = http;
+    } else if (options.http !== undefined) {
       // The MCP SDK loads only for this command; every other command starts without it.
       const { serveMcpHttp } = await import("../../adapters/mcp-http.js");
       const http = await serveMcpHttp(runtime, serverOptions, {
@@ -113,6 +147,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
     }
   } catch (error) {
     await runtime.close();
+    await store?.close();
     const code = (error as NodeJS.ErrnoException).code;
     const host = options.host ?? DEFAULT_MCP_HTTP_HOST;
     if (code === "EADDRINUSE") throw new CliError(`port ${options.http} is already in use on ${host}; pick another with --http PORT (0 for any free one)`, EXIT_USAGE);
@@ -144,6 +179,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   unsubscribe();
   await serving.close();
   await runtime.close();
+  await store?.close();
   setTimeout(() => process.exit(process.exitCode ?? EXIT_OK), EXIT_GRACE_MS).unref();
   return EXIT_OK;
 }
@@ -176,4 +212,19 @@ function bindAddressOf(options: McpOptions): BindAddress {
     );
   }
   return bind;
+}
+
+/** The PostgreSQL store, its schema created or upgraded; an unreachable database is a usage error naming it (without its password). */
+async function openStore(url: string): Promise<SessionStore> {
+  const { postgresStore } = await import("../../session/store-postgres.js");
+  try {
+    return await postgresStore(url);
+  } catch (error) {
+    throw new CliError((error as Error).message, EXIT_USAGE);
+  }
+}
+
+function describeDatabaseUrl(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.protocol}//${parsed.username ? `${decodeURIComponent(parsed.username)}@` : ""}${parsed.host}${parsed.pathname}`;
 }
