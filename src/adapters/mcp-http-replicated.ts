@@ -41,6 +41,8 @@ const MAX_SWEEP_INTERVAL_MS = 60_000;
 const SWEEP_BATCH = 100;
 /** How long a client waits before resuming a cut SSE stream (the SSE `retry` field). */
 const SSE_RETRY_MS = 1000;
+/** A comment on every open stream this often, so proxies do not take a quiet stream for a dead one. */
+const SSE_KEEPALIVE_MS = 15_000;
 
 /** What the replicated server needs of the runtime: stored sessions, and what a scope may see. */
 export interface McpStoreRuntime {
@@ -241,7 +243,9 @@ export async function serveMcpHttpReplicated(
     if (stored.ended()) return sendError(res, 404, -32001, "Session not found: it has ended");
     touch(stored.id);
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "mcp-session-id": stored.id });
-    res.write(`retry: ${SSE_RETRY_MS}\n\n`);
+    // A priming event: with an id in hand, a client whose stream is cut resumes with Last-Event-ID.
+    eventCounter += 1;
+    res.write(`retry: ${SSE_RETRY_MS}\nid: ${replicaId}-${eventCounter}\ndata: \n\n`);
     let set = streams.get(stored.id);
     if (!set) streams.set(stored.id, (set = new Set()));
     set.add(res);
@@ -321,6 +325,9 @@ export async function serveMcpHttpReplicated(
       sweeping = false;
     }
   };
+  const keepalive = setInterval(() => {
+    for (const set of streams.values()) for (const res of set) res.write(": keep-alive\n\n");
+  }, SSE_KEEPALIVE_MS).unref();
   const sweeper = idleTimeoutMs > 0 ? setInterval(() => void sweepIdle(), Math.min(Math.max(idleTimeoutMs / 4, 100), MAX_SWEEP_INTERVAL_MS)).unref() : null;
 
   let closing: Promise<void> | null = null;
@@ -334,6 +341,7 @@ export async function serveMcpHttpReplicated(
     close() {
       closing ??= (async () => {
         if (sweeper) clearInterval(sweeper);
+        clearInterval(keepalive);
         await subscription.close().catch(() => {});
         for (const set of streams.values()) for (const res of set) res.end();
         streams.clear();

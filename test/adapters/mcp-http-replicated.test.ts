@@ -3,6 +3,7 @@
  * real MCP SDK clients: any replica serves any session.
  */
 import assert from "node:assert/strict";
+import http from "node:http";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -128,6 +129,32 @@ describe("MCP over HTTP on a shared store", { skip: db.skip ?? false }, () => {
     assert.equal(unknown.status, 404);
     const noInit = await rawRequest(a.url, { headers: POST_HEADERS, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
     assert.equal(noInit.status, 400);
+  });
+
+  it("opens a stream with a priming event id, and tells a resumed stream the lists may have changed", async () => {
+    const init = await rawRequest(a.url, { headers: POST_HEADERS, body: INITIALIZE });
+    const id = String(init.headers["mcp-session-id"]);
+    const firstEvents = async (url: URL, headers: Record<string, string>, until: RegExp): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: "GET", headers }, (res) => {
+          let text = "";
+          res.setEncoding("utf8").on("data", (chunk: string) => {
+            text += chunk;
+            if (until.test(text)) {
+              req.destroy();
+              resolve(text);
+            }
+          });
+        });
+        req.on("error", (error) => (until.test("") ? resolve("") : reject(error)));
+        req.end();
+      });
+    const headers = { accept: "text/event-stream", "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" };
+    const fresh = await firstEvents(b.url, headers, /data: \n\n/);
+    assert.match(fresh, /^retry: 1000\nid: [0-9a-f-]+-\d+\ndata: \n\n/);
+    assert.doesNotMatch(fresh, /list_changed/);
+    const resumed = await firstEvents(b.url, { ...headers, "last-event-id": "gone-replica-7" }, /prompts\/list_changed/);
+    for (const method of ["tools", "resources", "prompts"]) assert.match(resumed, new RegExp(`"method":"notifications/${method}/list_changed"`));
   });
 
   it("fans a change out to a stream held by the other replica", async () => {
