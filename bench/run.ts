@@ -21,6 +21,7 @@ import type { LoaderOutcome } from "./loader-child.js";
 import { measureMcpRoundTrips } from "./mcp-roundtrip.js";
 import { renderReport, type BenchRun, type SizeResult } from "./report.js";
 import { measureWatch, renderWatchSection, type WatchOutcome } from "./watch.js";
+import { measureStore, renderStoreSection, type StoreBench } from "./store.js";
 import type { OperationsOutcome } from "./skillport-ops.js";
 
 const BENCH = import.meta.dirname;
@@ -247,6 +248,15 @@ async function main(): Promise<void> {
   const results: SizeResult[] = [];
   for (const shape of settings.shapes) for (const count of settings.sizes) results.push(await measureSize(count, shape, settings, peersProblem));
 
+  // Not per tree size: what a replica pays for the session store does not depend on the skills.
+  log("\n== session store");
+  let store: StoreBench | { error: string };
+  try {
+    store = await measureStore();
+  } catch (error) {
+    store = { error: (error as Error).message };
+  }
+
   const cpus = os.cpus();
   const run: BenchRun = {
     date: new Date().toISOString().slice(0, 10),
@@ -263,7 +273,7 @@ async function main(): Promise<void> {
     peersProblem: settings.peers ? peersProblem : "not run (`--no-peers`)",
     results,
   };
-  const markdown = `${renderReport(run)}\n${renderWatchSection(watchOutcomes)}`;
+  const markdown = `${renderReport(run)}\n${renderWatchSection(watchOutcomes)}\n${renderStoreSection(store)}`;
   process.stdout.write(`${markdown}\n`);
   fs.mkdirSync(path.join(BENCH, "results"), { recursive: true });
   fs.writeFileSync(path.join(BENCH, "results", "latest.json"), JSON.stringify(run, null, 2));
