@@ -30,6 +30,7 @@ import type { Session, SessionOptions } from "../session/session.js";
 import { SessionGoneError, type StoredSession, type StoredSessionOptions } from "../session/stored-session.js";
 import type { SessionStore, StoreMessage, StoreSubscription } from "../session/store.js";
 import { parseAllowedOrigin, parseBindAddress, requestAllowed } from "./mcp-http-address.js";
+import { stampRegistryDigest } from "./registry-digest-header.js";
 import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, defaultMaxSessions } from "./mcp-http-defaults.js";
 import { createMcpConnection, type McpServerOptions, type McpSessionFactory } from "./mcp.js";
 import { answerStateless, isStatelessRequest } from "./mcp-stateless.js";
@@ -62,6 +63,8 @@ export interface McpHttpReplicatedListen {
   allowedOrigins?: readonly string[];
   /** Sessions this replica keeps in memory between requests (a cache: the store holds them all). */
   maxSessions?: number;
+  /** What this server serves (`runtime.registryDigest()`), sent as `Skillport-Registry-Digest` on every response. */
+  registryDigest?: () => Promise<string>;
 }
 
 export interface McpHttpReplicatedServing {
@@ -282,14 +285,16 @@ export async function serveMcpHttpReplicated(
   };
 
   const server = http.createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      options.log(`mcp http: ${(error as Error).message}`);
-      if (error instanceof SessionGoneError) {
-        if (!res.headersSent) return sendError(res, 404, -32001, "Session not found: it has ended");
-      }
-      if (!res.headersSent) sendError(res, 500, -32603, "Internal server error");
-      else res.end();
-    });
+    stampRegistryDigest(res, listen.registryDigest)
+      .then(() => handle(req, res))
+      .catch((error: unknown) => {
+        options.log(`mcp http: ${(error as Error).message}`);
+        if (error instanceof SessionGoneError) {
+          if (!res.headersSent) return sendError(res, 404, -32001, "Session not found: it has ended");
+        }
+        if (!res.headersSent) sendError(res, 500, -32603, "Internal server error");
+        else res.end();
+      });
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { parseAllowedOrigin, parseBindAddress, requestAllowed } from "./mcp-http-address.js";
+import { stampRegistryDigest } from "./registry-digest-header.js";
 import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, defaultMaxSessions, SESSION_CAP_RETRY_AFTER_SECONDS } from "./mcp-http-defaults.js";
 
 export { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, defaultMaxSessions } from "./mcp-http-defaults.js";
@@ -57,6 +58,8 @@ export interface McpHttpListen {
   allowedOrigins?: readonly string[];
   /** Live sessions at most; an initialize beyond it gets 503. Default `defaultMaxSessions()`. */
   maxSessions?: number;
+  /** What this server serves (`runtime.registryDigest()`), sent as `Skillport-Registry-Digest` on every response. */
+  registryDigest?: () => Promise<string>;
 }
 
 export async function serveMcpHttp(
@@ -146,11 +149,13 @@ export async function serveMcpHttp(
   };
 
   const server = http.createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      options.log(`mcp http: ${(error as Error).message}`);
-      if (!res.headersSent) sendError(res, 500, -32603, "Internal server error");
-      else res.end();
-    });
+    stampRegistryDigest(res, listen.registryDigest)
+      .then(() => handle(req, res))
+      .catch((error: unknown) => {
+        options.log(`mcp http: ${(error as Error).message}`);
+        if (!res.headersSent) sendError(res, 500, -32603, "Internal server error");
+        else res.end();
+      });
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { jsonOf, runCli, sandbox } from "./cli-process.js";
+import { startHttpServer } from "../support/mcp-server.js";
 import { writeSkill } from "../support/tmp.js";
 
 function tree(): { cwd: string; env: Record<string, string>; skills: string; out: string } {
@@ -66,4 +67,24 @@ test("--bundle serves a verified bundle, refuses a changed one (exit 1) and --ro
   const refused = await runCli(["list", "--bundle", dir], opts);
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /does not match its lock: alpha\/SKILL\.md has mode 0644, the lock says 0444; alpha\/SKILL\.md has changed/);
+});
+
+test("mcp --http --bundle names the bundle's digest at start and on every response", async () => {
+  const t = tree();
+  const dir = (await runCli(["bundle", "skills", "bundles"], { cwd: t.cwd, env: t.env })).stdout.trim();
+  const server = await startHttpServer(["--bundle", dir, "--no-log"], { cwd: t.cwd, env: { ...process.env, ...t.env } as Record<string, string> });
+  try {
+    assert.match(server.stderr(), new RegExp(`^registry digest ${path.basename(dir)}$`, "m"));
+    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+    const answered = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(initialize) });
+    await answered.body?.cancel();
+    assert.equal(answered.status, 200);
+    assert.equal(answered.headers.get("skillport-registry-digest"), path.basename(dir));
+    const refused = await fetch(server.url, { method: "GET" });
+    await refused.body?.cancel();
+    assert.notEqual(refused.status, 200);
+    assert.equal(refused.headers.get("skillport-registry-digest"), path.basename(dir));
+  } finally {
+    await server.stop();
+  }
 });

@@ -4,36 +4,100 @@ import type { ScopedRegistry } from "../../access/types.js";
 import { diagnostic, type Diagnostic } from "../../package/diagnostic.js";
 import type { CommandHost } from "../command-host.js";
 import { addCommonOptions, type CommonOptions } from "../common-options.js";
-import { EXIT_FAILURE_FOUND, EXIT_OK, type ExitCode } from "../exit.js";
+import { CliError, EXIT_FAILURE_FOUND, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
+import { recentReplicas, replicasByDigest, REPLICA_SEEN_WITHIN_MS } from "../../session/replicas.js";
 import { writeJson, type CliOutput } from "../output.js";
 import { oneLineShown, withHiddenCharactersShown } from "../../package/display-text.js";
 import { isScoped, withRuntime } from "../runtime-context.js";
 import { compareSkills } from "../../registry/order.js";
 
+export interface DoctorOptions extends CommonOptions {
+  store?: string;
+}
+
 export function registerDoctorCommand(program: Command, { out, run }: CommandHost): void {
   addCommonOptions(
     program
       .command("doctor")
-      .description("report every problem found while loading skills: invalid skills, shadowed names, warnings, unmet requirements"),
-  ).action((options: CommonOptions) => run(() => doctorCommand(options, out)));
+      .description("report every problem found while loading skills: invalid skills, shadowed names, warnings, unmet requirements")
+      .option("--store <store>", "also report the replicas serving this session store (postgres://…) and whether they serve different skills"),
+  ).action((options: DoctorOptions) => run(() => doctorCommand(options, out)));
 }
 
-export async function doctorCommand(options: CommonOptions, out: CliOutput): Promise<ExitCode> {
+export async function doctorCommand(options: DoctorOptions, out: CliOutput): Promise<ExitCode> {
+  // Read before the skills: a store that cannot be opened is a usage error, and says so first.
+  const replicas = options.store === undefined ? null : await replicaReport(options.store, process.cwd());
   return withRuntime(options, out, async ({ runtime, scope, cwd }): Promise<ExitCode> => {
     const registry = runtime.registry(scope);
     // A person acting as an agent or project sees what that scope sees, and no other's errors.
-    const diagnostics = [...runtime.diagnostics(isScoped(scope) ? scope : undefined), ...requirementDiagnostics(registry)];
+    const diagnostics = [...runtime.diagnostics(isScoped(scope) ? scope : undefined), ...requirementDiagnostics(registry), ...(replicas?.diagnostics ?? [])];
     const errors = diagnostics.filter((d) => d.severity === "error").length;
     const warnings = diagnostics.length - errors;
     const skills = registry.all().length;
     if (options.json) {
-      writeJson(out, { skills, errors, warnings, diagnostics, registryDigest: await runtime.registryDigest() });
+      writeJson(out, {
+        skills,
+        errors,
+        warnings,
+        diagnostics,
+        registryDigest: await runtime.registryDigest(),
+        ...(replicas ? { replicas: replicas.json } : {}),
+      });
     } else {
       out.data(withHiddenCharactersShown(renderReport(diagnostics, cwd)));
       out.data(`${skills} skill${skills === 1 ? "" : "s"} loaded; ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}\n`);
     }
     return errors > 0 ? EXIT_FAILURE_FOUND : EXIT_OK;
   });
+}
+
+/**
+ * The replicas heard from recently on a shared store, grouped by the digest each serves. More than
+ * one digest is an error: one conversation may be answered from different skills depending on
+ * which replica a request reaches. None heard from is a warning (nothing serves this store, or
+ * its replicas predate heartbeats).
+ */
+async function replicaReport(spec: string, cwd: string): Promise<{ diagnostics: Diagnostic[]; json: unknown }> {
+  const { openSessionStore } = await import("../../session/open-store.js");
+  let store;
+  try {
+    store = await openSessionStore(spec, cwd);
+  } catch (error) {
+    throw new CliError(`--store: ${(error as Error).message}`, EXIT_USAGE);
+  }
+  let beats;
+  try {
+    beats = await recentReplicas(store);
+  } finally {
+    await store.close();
+  }
+  const where = storeShown(spec);
+  const groups = replicasByDigest(beats);
+  const within = `${REPLICA_SEEN_WITHIN_MS / 60_000} minutes`;
+  const diagnostics: Diagnostic[] = [];
+  if (groups.length === 0) {
+    diagnostics.push(diagnostic(where, "warning", "replicas_unseen", `no replica of this store was heard from in the last ${within}`));
+  } else if (groups.length > 1) {
+    const described = groups.map((group) => `${group.registryDigest} (${group.replicas.length} replica${group.replicas.length === 1 ? "" : "s"}: ${group.replicas.join(", ")})`);
+    diagnostics.push(diagnostic(where, "error", "replicas_diverge", `replicas of this store serve different skills: ${described.join("; ")}`));
+  }
+  const json = {
+    store: where,
+    seenWithinMs: REPLICA_SEEN_WITHIN_MS,
+    digests: groups.map((group) => ({ registryDigest: group.registryDigest, replicas: beats.filter((beat) => beat.registryDigest === group.registryDigest) })),
+  };
+  return { diagnostics, json };
+}
+
+/** A store as it may be shown: a URL without its password. */
+function storeShown(spec: string): string {
+  try {
+    const url = new URL(spec);
+    if (url.password !== "") url.password = "";
+    return url.protocol === "postgres:" || url.protocol === "postgresql:" ? url.toString() : spec;
+  } catch {
+    return spec;
+  }
 }
 
 /**

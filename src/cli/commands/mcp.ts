@@ -16,6 +16,7 @@ import { defaultLogDir } from "../session-logs.js";
 import { packageVersion } from "../version.js";
 import { isDatabaseUrl } from "../../session/open-store.js";
 import type { SessionStore } from "../../session/store.js";
+import { defaultReplicaName, startReplicaHeartbeat } from "../../session/replicas.js";
 
 /** Enough for a few dozen skills with full descriptions, small next to any client's context. */
 export const DEFAULT_CATALOG_BUDGET_CHARS = 8000;
@@ -110,17 +111,25 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   };
 
   let serving: { done?: Promise<void>; notifyToolsChanged(): Promise<void>; close(): Promise<void> };
+  let heartbeat: { beat(): Promise<void>; stop(): void } | null = null;
   try {
     if (options.http !== undefined && store) {
       const { serveMcpHttpReplicated } = await import("../../adapters/mcp-http-replicated.js");
       const http = await serveMcpHttpReplicated(runtime, serverOptions, {
         port: options.http,
         host: bind!.listenHost,
+        registryDigest: () => runtime.registryDigest(),
         ...(options.idleTimeout !== undefined ? { idleTimeoutMs: options.idleTimeout * 1000 } : {}),
         ...(options.allowedOrigin ? { allowedOrigins: options.allowedOrigin } : {}),
         ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
       });
       out.log(`sessions in ${describeDatabaseUrl(options.store!)}`);
+      // Before "listening": whoever waits for that line finds this replica in the store already.
+      const beating = startReplicaHeartbeat(store, defaultReplicaName(http.port), () => runtime.registryDigest(), {
+        onError: (error) => out.log(`warning: replica heartbeat: ${(error as Error).message}`),
+      });
+      heartbeat = beating;
+      await beating.first;
       out.log(`listening on ${http.url}`);
       if (!bind!.loopback) {
         out.log(`warning: bound to ${options.host}: any machine that can reach it can read your skills`);
@@ -132,6 +141,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
       const http = await serveMcpHttp(runtime, serverOptions, {
         port: options.http,
         host: bind!.listenHost,
+        registryDigest: () => runtime.registryDigest(),
         ...(options.idleTimeout !== undefined ? { idleTimeoutMs: options.idleTimeout * 1000 } : {}),
         ...(options.allowedOrigin ? { allowedOrigins: options.allowedOrigin } : {}),
         ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
@@ -160,7 +170,8 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   const unsubscribe = options.watch
     ? runtime.onChange(() => {
         out.log("skills changed; notifying clients");
-        void serving.notifyToolsChanged();
+        // The store learns what this replica now serves before any client hears of the change.
+        void (heartbeat?.beat() ?? Promise.resolve()).then(() => serving.notifyToolsChanged());
       })
     : () => {};
 
@@ -177,6 +188,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   const reason = await Promise.race([stopSignal, serving.done?.then(() => "end of input") ?? new Promise<string>(() => {})]);
   out.log(`shutting down (${reason})`);
   unsubscribe();
+  heartbeat?.stop();
   await serving.close();
   await runtime.close();
   await store?.close();

@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import * as path from "node:path";
+import { test } from "node:test";
+import { announceReplica } from "../../src/session/replicas.js";
+import { postgresStore } from "../../src/session/store-postgres.js";
+import { freshDatabase } from "../support/postgres.js";
+import { writeSkill } from "../support/tmp.js";
+import { jsonOf, runCli, sandbox } from "./cli-process.js";
+
+const db = await freshDatabase();
+const skip = db.skip ?? false;
+
+interface DoctorJson {
+  errors: number;
+  warnings: number;
+  diagnostics: Array<{ severity: string; code: string; message: string; path: string }>;
+  replicas: { store: string; digests: Array<{ registryDigest: string; replicas: Array<{ replica: string }> }> };
+}
+
+function tree(): { cwd: string; env: Record<string, string>; root: string } {
+  const box = sandbox();
+  const root = path.join(box.cwd, "skills");
+  writeSkill(root, "alpha", "name: alpha\ndescription: First skill.");
+  return { cwd: box.cwd, env: box.env, root };
+}
+
+test("doctor --store reports replicas serving different digests as an error, and agreeing ones as fine", { skip }, async () => {
+  const t = tree();
+  const agreeing = (await freshDatabase()).url!;
+  const diverging = (await freshDatabase()).url!;
+  const silent = (await freshDatabase()).url!;
+  const stores = await Promise.all([postgresStore(agreeing), postgresStore(diverging), postgresStore(silent)]);
+  try {
+    await announceReplica(stores[0]!, "host-a:1:8080", "sha256-same");
+    await announceReplica(stores[0]!, "host-b:2:8080", "sha256-same");
+    await announceReplica(stores[1]!, "host-a:1:8080", "sha256-one");
+    await announceReplica(stores[1]!, "host-b:2:8080", "sha256-two");
+    await announceReplica(stores[1]!, "host-c:3:8080", "sha256-one");
+  } finally {
+    await Promise.all(stores.map((store) => store.close()));
+  }
+  const opts = { cwd: t.cwd, env: t.env };
+
+  const ok = await runCli(["doctor", "--root", "skills", "--store", agreeing, "--json"], opts);
+  assert.equal(ok.code, 0, ok.stderr);
+  const okReport = jsonOf<DoctorJson>(ok);
+  assert.deepEqual(okReport.diagnostics, []);
+  assert.deepEqual(okReport.replicas.digests.map((d) => [d.registryDigest, d.replicas.map((r) => r.replica)]), [["sha256-same", ["host-a:1:8080", "host-b:2:8080"]]]);
+
+  const split = await runCli(["doctor", "--root", "skills", "--store", diverging], opts);
+  assert.equal(split.code, 1);
+  assert.match(
+    split.stdout,
+    /\[replicas_diverge\]\n {8}replicas of this store serve different skills: sha256-one \(2 replicas: host-a:1:8080, host-c:3:8080\); sha256-two \(1 replica: host-b:2:8080\)\n/,
+  );
+
+  const none = jsonOf<DoctorJson>(await runCli(["doctor", "--root", "skills", "--store", silent, "--json"], opts));
+  assert.deepEqual(none.diagnostics.map((d) => [d.severity, d.code]), [["warning", "replicas_unseen"]]);
+});
+
+test("doctor --store with a store it cannot open is a usage error (exit 2)", { skip }, async () => {
+  const t = tree();
+  const url = new URL(db.url!);
+  url.pathname = "/no_such_database_here";
+  const run = await runCli(["doctor", "--root", "skills", "--store", url.toString()], { cwd: t.cwd, env: t.env });
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /^error: --store: cannot open the session store at postgres:\/\/.*no_such_database_here/m);
+});
