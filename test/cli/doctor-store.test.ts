@@ -4,6 +4,7 @@ import { test } from "node:test";
 import { announceReplica } from "../../src/session/replicas.js";
 import { postgresStore } from "../../src/session/store-postgres.js";
 import { freshDatabase } from "../support/postgres.js";
+import { startHttpServer } from "../support/mcp-server.js";
 import { writeSkill } from "../support/tmp.js";
 import { jsonOf, runCli, sandbox } from "./cli-process.js";
 
@@ -65,4 +66,22 @@ test("doctor --store with a store it cannot open is a usage error (exit 2)", { s
   const run = await runCli(["doctor", "--root", "skills", "--store", url.toString()], { cwd: t.cwd, env: t.env });
   assert.equal(run.code, 2, run.stderr);
   assert.match(run.stderr, /^error: --store: cannot open the session store at postgres:\/\/.*no_such_database_here/m);
+});
+
+test("a replica serving a bundle on a store is found by doctor --store with the bundle's digest", { skip }, async () => {
+  const t = tree();
+  const opts = { cwd: t.cwd, env: t.env };
+  const url = (await freshDatabase()).url!;
+  const bundle = (await runCli(["bundle", "skills", "bundles"], opts)).stdout.trim();
+  const replica = await startHttpServer(["--bundle", bundle, "--store", url], { cwd: t.cwd, env: { ...process.env, ...t.env } as Record<string, string> });
+  try {
+    const run = await runCli(["doctor", "--bundle", bundle, "--store", url, "--json"], opts);
+    assert.equal(run.code, 0, run.stderr);
+    const report = jsonOf<DoctorJson & { registryDigest: string }>(run);
+    assert.equal(report.registryDigest, path.basename(bundle));
+    assert.deepEqual(report.replicas.digests.map((d) => [d.registryDigest, d.replicas.length]), [[path.basename(bundle), 1]]);
+    assert.match(report.replicas.digests[0]!.replicas[0]!.replica, new RegExp(`:${replica.url.port}$`));
+  } finally {
+    await replica.stop();
+  }
 });
