@@ -10,7 +10,7 @@ import { applyRecord, emptyState, type ConversationState } from "../../src/sessi
 import { MAX_MESSAGE_BYTES, type SessionKey, type SessionStore, type StoreMessage } from "../../src/session/store.js";
 
 /** Long enough that a session touched just before a claim is never mistaken for idle on a loaded machine. */
-const IDLE_MS = 500;
+const IDLE_MS = 1000;
 
 export interface StorePair {
   /** Two writers on one store: two processes' connections where the store allows it. */
