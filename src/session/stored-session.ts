@@ -9,6 +9,7 @@
  * Operations on one session run one at a time in a process: a second call waits for the first,
  * instead of racing it to the store and losing.
  */
+import { createHash } from "node:crypto";
 import type { SkillInfo } from "../access/types.js";
 import type { Diagnostic } from "../package/diagnostic.js";
 import type { Envelope } from "../tool/envelope.js";
@@ -23,10 +24,22 @@ import {
   type ConversationOptions,
   type SessionHost,
 } from "./conversation.js";
+import { loggableArguments } from "./logged-arguments.js";
 import type { GateDecision } from "./narrowing.js";
 import type { CommitResult, EndRecord, SessionHeaderRecord, SessionRecord } from "./records.js";
 import type { SkillStats } from "./stats.js";
 import { scopePrincipal, type AppendOptions, type SessionKey, type SessionStore } from "./store.js";
+
+/** What an idempotency key stores for a call: which request it answered, and the answer. */
+interface StoredAnswer {
+  request: string;
+  invocation: SkillToolInvocation;
+}
+
+function requestFingerprint(args: unknown, userInvoked: boolean): string {
+  // The logged form: JSON whatever the caller passed (a library host may pass anything).
+  return createHash("sha256").update(JSON.stringify([loggableArguments(args) ?? null, userInvoked])).digest("base64url").slice(0, 22);
+}
 
 /** Appends tried for one decision before giving up: each retry means another process wrote meanwhile. */
 export const MAX_APPEND_ATTEMPTS = 32;
@@ -182,14 +195,20 @@ function storedSession(
 
   /**
    * Appends what `decide` returns at the expected sequence, deciding again after each conflict.
-   * Returns what the decision produced, or the stored answer of a duplicate.
+   * Returns what the decision produced; with an idempotency key, a duplicate's stored answer
+   * when `accept` takes it.
    */
-  async function persist<T>(decide: () => Promise<{ records: SessionRecord[]; value: T }>, options: AppendOptions = {}): Promise<T> {
+  async function persist<T>(
+    decide: () => Promise<{ records: SessionRecord[]; value: T; answer?: unknown }>,
+    options: AppendOptions = {},
+    accept: (answer: unknown) => T | undefined = () => undefined,
+  ): Promise<T> {
+    let appendOptions = options;
     for (let attempt = 0; attempt < MAX_APPEND_ATTEMPTS; attempt += 1) {
       if (state.ended) throw new SessionGoneError(settings.id, "ended");
-      const { records, value } = await decide();
+      const { records, value, answer } = await decide();
       if (records.length === 0) return value;
-      const result = await store.appendAt(key, nextSeq, records, { ...options, ...(options.idempotencyKey !== undefined ? { answer: value } : {}) });
+      const result = await store.appendAt(key, nextSeq, records, { ...appendOptions, ...(appendOptions.idempotencyKey !== undefined ? { answer } : {}) });
       if (result.status === "ok") {
         for (const record of records) conversation.apply(record);
         nextSeq = result.nextSeq;
@@ -197,7 +216,12 @@ function storedSession(
       }
       if (result.status === "duplicate") {
         await catchUpNow();
-        return result.answer as T;
+        const accepted = accept(result.answer);
+        if (accepted !== undefined) return accepted;
+        // The key answered another request: act on this one, unkeyed.
+        const { idempotencyKey: _unused, ...rest } = appendOptions;
+        appendOptions = rest;
+        continue;
       }
       absorb(result.records, result.nextSeq, result.diagnostics);
     }
@@ -207,14 +231,24 @@ function storedSession(
   async function invoke(args: unknown, options: StoredCallOptions = {}): Promise<SkillToolInvocation> {
     return serially(async () => {
       const { idempotencyKey, ...callOptions } = options;
+      // A retry carries the same request; a client that reuses a request id for another request
+      // (a restarted client counting from 0 again) must not be handed the old answer.
+      const request = requestFingerprint(args, callOptions.userInvoked === true);
+      const accept = (stored: unknown): SkillToolInvocation | undefined => {
+        const answer = stored as Partial<StoredAnswer> | null;
+        return answer?.request === request && answer.invocation !== undefined ? answer.invocation : undefined;
+      };
       const caught = await catchUpNow(idempotencyKey);
-      if ("answer" in caught) return caught.answer as SkillToolInvocation;
+      const answered = "answer" in caught ? accept(caught.answer) : undefined;
+      if (answered !== undefined) return answered;
+      const keyed = idempotencyKey !== undefined && !("answer" in caught);
       return persist(
         async () => {
           const { invocation, record } = await conversation.decideCall(args, callOptions);
-          return { records: [record], value: invocation };
+          return { records: [record], value: invocation, answer: { request, invocation } satisfies StoredAnswer };
         },
-        idempotencyKey !== undefined ? { idempotencyKey } : {},
+        keyed ? { idempotencyKey } : {},
+        accept,
       );
     });
   }

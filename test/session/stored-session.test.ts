@@ -113,6 +113,25 @@ function storedSessionSuite(name: string, open: () => Promise<Replicas>, skip: s
       }
     });
 
+    it("acts on a request that reuses an idempotency key for other arguments, instead of answering it with another call's result", async () => {
+      const { a, b, close } = await open();
+      try {
+        const onA = await a.createStoredSession();
+        const onB = await b.openStoredSession(onA.id);
+        const idempotencyKey = `${onA.id}:0`;
+        assert.equal(statusOf((await onA.invoke({ name: "gamma" }, { idempotencyKey })).envelope), "loaded");
+        // A restarted client counting its request ids from 0 again, on another replica.
+        const reused = await onB.invoke({ name: "beta" }, { idempotencyKey });
+        assert.equal((reused.envelope.data as { name?: string }).name, "beta");
+        assert.equal(statusOf(reused.envelope), "loaded");
+        // The same request again is still a retry of the first.
+        assert.equal(statusOf((await onB.invoke({ name: "gamma" }, { idempotencyKey })).envelope), "loaded");
+        assert.equal((await onA.history()).filter((r) => r.type === "call").length, 2);
+      } finally {
+        await close();
+      }
+    });
+
     it("restores from the store the same state as the live session, after compaction on another replica", async () => {
       const { a, b, close } = await open();
       try {
