@@ -179,16 +179,15 @@ export async function serveMcpHttpReplicated(
   };
 
   /** The per-request MCP server over the stored session; `session.invoke` carries this request's idempotency key. */
-  const connectionFor = (stored: StoredSession, requestId: unknown) => {
-    const idempotencyKey = requestId === undefined ? undefined : `${stored.id}:${JSON.stringify(requestId)}`;
-    const facade = requestSession(stored, idempotencyKey);
+  const connectionFor = (stored: StoredSession, requestId: unknown, caughtUp: boolean) => {
+    const facade = requestSession(stored, idempotencyKeyOf(stored, requestId), caughtUp);
     const factory: McpSessionFactory = { session: () => facade, registry: (scope) => runtime.registry(scope) };
     return createMcpConnection(factory, options, stored.id, stored.header.client?.capabilities as { extensions?: Record<string, unknown> } | undefined);
   };
 
-  const answer = async (req: http.IncomingMessage, res: http.ServerResponse, stored: StoredSession, body: unknown): Promise<void> => {
+  const answer = async (req: http.IncomingMessage, res: http.ServerResponse, stored: StoredSession, body: unknown, caughtUp = false): Promise<void> => {
     const message = body as JsonRpcLike;
-    const connection = connectionFor(stored, message.id);
+    const connection = connectionFor(stored, message.id, caughtUp);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await connection.server.connect(transport);
@@ -226,14 +225,23 @@ export async function serveMcpHttpReplicated(
     if (!stored) return sendError(res, 404, -32001, "Session not found: start a new session with an initialize request");
     touch(stored.id);
     const message = body.value as JsonRpcLike;
-    // Calls catch up inside the session, together with the idempotency lookup; everything else here.
-    if (message.method !== "tools/call" && message.method !== "prompts/get") await stored.catchUp();
+    // A notification or a response from the client changes nothing a request-scoped server
+    // holds (`initialized`, `cancelled` for a request already answered): accepted as the SDK would.
+    if (!Array.isArray(body.value) && (message.id === undefined || message.method === undefined)) {
+      res.writeHead(202, { "mcp-session-id": stored.id }).end();
+      return;
+    }
+    // One read: what other replicas appended, whether the session ended, and for a request that
+    // may act (a call, a prompt) the answer already stored under its idempotency key.
+    const idempotencyKey = idempotencyKeyOf(stored, message.id);
+    const acting = (message.method === "tools/call" || message.method === "prompts/get") && idempotencyKey !== undefined;
+    const caught = await stored.catchUp(acting ? idempotencyKey : undefined);
     if (stored.ended()) {
       forgetSession(stored.id);
       return sendError(res, 404, -32001, "Session not found: it has ended; start a new session with an initialize request");
     }
     if (message.method === "tools/list" && stored.pinnedCatalog() === null) await stored.catalogText();
-    return answer(req, res, stored, body.value);
+    return answer(req, res, stored, body.value, acting && !("answer" in caught));
   };
 
   const handleGet = async (req: http.IncomingMessage, res: http.ServerResponse, sessionId: string): Promise<void> => {
@@ -366,11 +374,17 @@ export async function serveMcpHttpReplicated(
  * under this request's idempotency key, and the catalog the connection shows (instructions and
  * the tool description alike) is the pinned one, so every replica answers `tools/list` the same.
  */
-function requestSession(stored: StoredSession, idempotencyKey: string | undefined): Session {
+function requestSession(stored: StoredSession, idempotencyKey: string | undefined, caughtUp: boolean): Session {
   const unsupported = (what: string) => (): never => {
     throw new Error(`${what} is not available on a request's view of a stored session; use the stored session itself`);
   };
-  const invoke: Session["invoke"] = (args, options = {}) => stored.invoke(args, { ...options, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
+  // One request acts at most once: a second invoke through the same view reads for itself.
+  let fresh = caughtUp;
+  const invoke: Session["invoke"] = (args, options = {}) => {
+    const skipRead = fresh;
+    fresh = false;
+    return stored.invoke(args, { ...options, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}), ...(skipRead ? { caughtUp: true } : {}) });
+  };
   return {
     id: stored.id,
     tool: { ...stored.tool, call: async (args) => (await invoke(args)).envelope, invoke: (args) => invoke(args) },
@@ -394,6 +408,11 @@ function requestSession(stored: StoredSession, idempotencyKey: string | undefine
     diagnostics: () => stored.diagnostics(),
     close: () => {},
   };
+}
+
+/** `<session id>:<JSON-RPC id>`, the key a retried request is recognised by; none for a notification. */
+function idempotencyKeyOf(stored: StoredSession, requestId: unknown): string | undefined {
+  return requestId === undefined || requestId === null ? undefined : `${stored.id}:${JSON.stringify(requestId)}`;
 }
 
 type BodyResult = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };

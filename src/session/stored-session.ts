@@ -54,6 +54,12 @@ export interface StoredSessionOptions extends ConversationOptions {
 export interface StoredCallOptions extends CallOptions {
   /** `<session id>:<request id>`: a retry with the same key gets the first answer, and nothing is done twice. */
   idempotencyKey?: string;
+  /**
+   * The caller has just caught up (`catchUp(idempotencyKey)`) and no answer was stored: the
+   * call skips its own read. Records appended since then are met as a conflict, and a racing
+   * retry as a duplicate, so nothing is decided against stale state either way.
+   */
+  caughtUp?: boolean;
 }
 
 export interface StoredCheckpoint {
@@ -230,7 +236,7 @@ function storedSession(
 
   async function invoke(args: unknown, options: StoredCallOptions = {}): Promise<SkillToolInvocation> {
     return serially(async () => {
-      const { idempotencyKey, ...callOptions } = options;
+      const { idempotencyKey, caughtUp, ...callOptions } = options;
       // A retry carries the same request; a client that reuses a request id for another request
       // (a restarted client counting from 0 again) must not be handed the old answer.
       const request = requestFingerprint(args, callOptions.userInvoked === true);
@@ -238,7 +244,7 @@ function storedSession(
         const answer = stored as Partial<StoredAnswer> | null;
         return answer?.request === request && answer.invocation !== undefined ? answer.invocation : undefined;
       };
-      const caught = await catchUpNow(idempotencyKey);
+      const caught = caughtUp ? {} : await catchUpNow(idempotencyKey);
       const answered = "answer" in caught ? accept(caught.answer) : undefined;
       if (answered !== undefined) return answered;
       const keyed = idempotencyKey !== undefined && !("answer" in caught);
