@@ -40,9 +40,19 @@ const LINE_BREAKS = "\r\n\x85\u2028\u2029";
 // ---------------------------------------------------------------------------------------------
 // Marks and errors
 
+/**
+ * The text as code points with a `\0` after it: the string itself when it has no surrogate (each
+ * UTF-16 unit is then one code point, and indexing and slicing need no copy), an array otherwise.
+ */
+type CodePoints = string | readonly string[];
+
+function sliceText(buf: CodePoints, start: number, end: number): string {
+  return typeof buf === "string" ? buf.slice(start, end) : buf.slice(start, end).join("");
+}
+
 class Mark {
   constructor(
-    readonly buffer: readonly string[],
+    readonly buffer: CodePoints,
     readonly index: number,
     readonly line: number,
     readonly column: number,
@@ -72,7 +82,7 @@ class Mark {
         break;
       }
     }
-    const text = buf.slice(start, end).join("");
+    const text = sliceText(buf, start, end);
     return `${" ".repeat(indent)}${head}${text}${tail}\n${" ".repeat(indent + this.pointer - start + head.length)}^ (line: ${this.line + 1})`;
   }
 
@@ -81,17 +91,19 @@ class Mark {
   }
 }
 
-/** ruamel's MarkedYAMLError, printed as its `__str__` prints it. */
-class MarkedError extends Error {
+/**
+ * ruamel's MarkedYAMLError, printed as its `__str__` prints it. Not an `Error`: it never leaves
+ * this module, and capturing a stack trace for each was a fifth of a refused document's cost
+ * (loading checks every frontmatter with a flow list this way).
+ */
+class MarkedError {
   constructor(
     readonly context: string | null,
     readonly contextMark: Mark | null,
     readonly problem: string | null,
     readonly problemMark: Mark | null,
     readonly note: string | null = null,
-  ) {
-    super(problem ?? context ?? "YAML error");
-  }
+  ) {}
 
   text(): string {
     const lines: string[] = [];
@@ -225,11 +237,14 @@ function isAnchorChar(ch: string): boolean {
   );
 }
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+const FLOW_INDICATORS = ",[]{}";
+
 // ---------------------------------------------------------------------------------------------
 // Reader + scanner (ruamel Reader, Scanner, RoundTripScanner, strictyaml's check_token)
 
 class Scanner {
-  readonly buf: string[];
+  readonly buf: CodePoints;
   pointer = 0;
   index = 0;
   line = 0;
@@ -246,8 +261,7 @@ class Scanner {
   yamlVersion: [number, number] | null = null;
 
   constructor(text: string) {
-    this.buf = Array.from(text);
-    this.buf.push("\0");
+    this.buf = SURROGATE.test(text) ? [...Array.from(text), "\0"] : `${text}\0`;
     const mark = this.mark();
     this.tokens.push(token("<stream start>", mark, mark));
   }
@@ -257,7 +271,7 @@ class Scanner {
     return this.buf[this.pointer + i] ?? "\0";
   }
   prefix(length = 1): string {
-    return this.buf.slice(this.pointer, this.pointer + length).join("");
+    return sliceText(this.buf, this.pointer, this.pointer + length);
   }
   forward(length = 1): void {
     while (length !== 0) {
@@ -417,7 +431,9 @@ class Scanner {
   }
 
   private stalepossibleSimpleKeys(): void {
-    for (const [level, key] of [...this.possibleSimpleKeys]) {
+    if (this.possibleSimpleKeys.size === 0) return;
+    // Deleting the entry being visited is safe while iterating a Map: no copy needed.
+    for (const [level, key] of this.possibleSimpleKeys) {
       if (key.line !== this.line || this.index - key.index > 1024) {
         if (key.required) throw new MarkedError("while scanning a simple key", key.mark, "could not find expected ':'", this.mark());
         this.possibleSimpleKeys.delete(level);
@@ -1094,17 +1110,21 @@ class Scanner {
       let length = 0;
       if (this.peek() === "#") break;
       let ch: string;
+      // ruamel's test, reordered so an ordinary character costs one lookup: `:` is part of the
+      // scalar unless a space or the end follows (then it ends it in any context); `?` is part
+      // of it except in a YAML 1.1 flow context; the rest end it at a space, a break or the
+      // end, or at a flow indicator inside a flow collection.
+      const buf = this.buf;
+      const at = this.pointer;
+      const flow = this.flowLevel !== 0;
+      const v11 = this.v11;
       for (;;) {
-        ch = this.peek(length);
-        if (ch === ":" && !THE_END_SPACE_TAB.includes(this.peek(length + 1))) {
-          /* part of the scalar */
-        } else if (ch === "?" && !this.v11) {
-          /* part of the scalar */
-        } else if (
-          THE_END_SPACE_TAB.includes(ch) ||
-          (!this.flowLevel && ch === ":" && THE_END_SPACE_TAB.includes(this.peek(length + 1))) ||
-          (this.flowLevel && ",:?[]{}".includes(ch))
-        ) {
+        ch = buf[at + length] ?? "\0";
+        if (ch === ":") {
+          if (THE_END_SPACE_TAB.includes(buf[at + length + 1] ?? "\0")) break;
+        } else if (ch === "?") {
+          if (v11 && flow) break;
+        } else if (THE_END_SPACE_TAB.includes(ch) || (flow && FLOW_INDICATORS.includes(ch))) {
           break;
         }
         length += 1;

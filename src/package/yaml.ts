@@ -197,8 +197,9 @@ const FAST_DEPTH = 6;
 /**
  * The fast tier: block mappings (any nesting up to FAST_DEPTH) whose values are one-line plain or
  * quoted scalars, plain scalars folded over more-indented lines, block scalars (`|`, `|-`, `>`,
- * `>-`, blank lines inside, no more-indented lines), block lists of such scalars, and one-line
- * flow lists (`[a, "b"]`) — what real frontmatter writes. Returns null — "not mine, ask a real
+ * `>-`, blank lines inside, no more-indented lines), block lists of such scalars, one-line
+ * flow lists (`[a, "b"]`) and flow mappings of such scalars (`{a: b}`) — what real frontmatter
+ * writes. Returns null — "not mine, ask a real
  * parser" — for anything else, so it never has to know YAML's harder corners.
  */
 export function parseFlat(text: string): Record<string, unknown> | null {
@@ -302,12 +303,13 @@ function trimmedLine(text: string, from: number, end: number): string {
  * one-line flow list, or a scalar, plain ones folded over the more-indented lines after them.
  * Sets `readTo`.
  */
-function readValue(text: string, pos: number, raw: string, indent: number): string | string[] | null {
+function readValue(text: string, pos: number, raw: string, indent: number): string | string[] | Record<string, string> | null {
   // A header is one or two characters; most values are long text that need not be matched.
   const header = raw.length <= 2 ? BLOCK_HEADER.exec(raw) : null;
   if (header) return readBlockScalar(text, pos, indent, header[1] === "|", header[2] === "-");
   readTo = pos;
   if (raw.charCodeAt(0) === 91) return readFlowList(raw);
+  if (raw.charCodeAt(0) === 123) return readFlowMap(raw);
   const value = flatScalar(raw);
   if (value === null || pos >= text.length || indentAt(text, pos) <= indent) return value;
   // A plain scalar goes on over more-indented lines, folded with single spaces.
@@ -362,6 +364,55 @@ function readFlowList(raw: string): string[] | null {
     skipBlanks();
   }
 }
+
+/**
+ * A one-line flow mapping of `key: scalar` entries (`metadata: {author: x, version: "1.0"}`),
+ * `{}` included: plain keys as a block mapping's, each followed by `: `, and values as a flow
+ * list's items but never holding a `:`. Null for anything else (a quoted or empty key or value,
+ * nesting, a comment after it), which a real parser then reads.
+ */
+function readFlowMap(raw: string): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  let i = 1;
+  const skipBlanks = () => {
+    while (raw.charCodeAt(i) === 32) i++;
+  };
+  skipBlanks();
+  if (raw.charCodeAt(i) === 125) return i === raw.length - 1 ? out : null;
+  for (;;) {
+    FLOW_KEY.lastIndex = i;
+    if (!FLOW_KEY.test(raw)) return null;
+    const key = raw.slice(i, FLOW_KEY.lastIndex - 2);
+    if (Object.hasOwn(out, key) || key === "__proto__" || isNonStringKey(key)) return null;
+    i = FLOW_KEY.lastIndex;
+    skipBlanks();
+    const c = raw.charCodeAt(i);
+    let valueEnd: number;
+    if (c === 34 || c === 39) {
+      valueEnd = quotedEnd(raw, i, c);
+      if (valueEnd === -1) return null;
+    } else {
+      valueEnd = i;
+      while (valueEnd < raw.length && !FLOW_MAP_STOP.test(raw[valueEnd]!)) valueEnd++;
+      while (valueEnd > i && raw.charCodeAt(valueEnd - 1) === 32) valueEnd--;
+    }
+    const text = raw.slice(i, valueEnd);
+    const value = flatScalar(text);
+    if (value === null || value === "" || FLOW_INDICATOR.test(value) || (c !== 34 && c !== 39 && text.includes(":"))) return null;
+    out[key] = value;
+    i = valueEnd;
+    skipBlanks();
+    const next = raw.charCodeAt(i);
+    if (next === 125) return i === raw.length - 1 ? out : null;
+    if (next !== 44) return null;
+    i++;
+    skipBlanks();
+  }
+}
+
+/** A flow mapping's plain key and the `: ` after it. */
+const FLOW_KEY = /[A-Za-z_][A-Za-z0-9_-]*: /y;
+const FLOW_MAP_STOP = /[,}]/;
 
 /** Where the quoted scalar opening at `i` ends (after its closing quote); -1 when it does not. */
 function quotedEnd(raw: string, i: number, quote: number): number {

@@ -189,12 +189,21 @@ const flowItem = fc.oneof(word, oddText.map((s) => JSON.stringify(s)), oddText.m
 const flowList = fc
   .tuple(fc.array(flowItem, { maxLength: 5 }), fc.constantFrom(", ", ",", " , ", ",  "), fc.constantFrom("", " ", "  "), fc.constantFrom("", "", ",", " # c", " x"))
   .map(([items, sep, pad, tail]) => `[${pad}${items.join(sep)}${pad}${tail === "," ? "," : ""}]${tail === "," ? "" : tail}`);
+// Flow mappings as `metadata: {author: x, version: "1.0"}` writes them, and the corners around
+// them: no blank or several after the colon, a blank before it, quoted or empty keys and values,
+// values holding a colon or an indicator, a comment or text after the closing brace.
+const flowKey = fc.oneof(key, fc.constantFrom("null", "True", "1", "\"k\"", "'k'", "", "a b", "k:x", "__proto__"));
+const flowValue = fc.oneof(flowItem, fc.constantFrom("b:c", "http://x", "x :y", "a #b", "~", "1.0", "'a:b'", "\"{x}\""));
+const flowMap = fc
+  .tuple(fc.array(fc.tuple(flowKey, fc.constantFrom(": ", ": ", ":  ", ":", " : "), flowValue), { maxLength: 4 }), fc.constantFrom(", ", ",", " , "), fc.constantFrom("", " "), fc.constantFrom("", "", ",", " # c", " x"))
+  .map(([entries, sep, pad, tail]) => `{${pad}${entries.map(([k, colon, v]) => `${k}${colon}${v}`).join(sep)}${pad}${tail === "," ? "," : ""}}${tail === "," ? "" : tail}`);
 const lineEnding = fc.constantFrom("\n", "\n", "\n", "\r\n");
 type Node = { kind: "scalar" | "flow"; text: string } | { kind: "list"; items: string[]; compact: boolean } | { kind: "map"; entries: Array<[string, Node]> } | { kind: "block"; header: string; lines: string[] } | { kind: "folded"; lines: string[] };
 const blockBodyLine = fc.oneof(fc.stringMatching(/^[ -~]{1,30}$/), fc.constantFrom("", "", "  indented", "x  ", "# not a comment", "- not a list"));
 const leaf: fc.Arbitrary<Node> = fc.oneof(
   { weight: 5, arbitrary: realScalar.map((text): Node => ({ kind: "scalar", text })) },
   { weight: 2, arbitrary: flowList.map((text): Node => ({ kind: "flow", text })) },
+  { weight: 2, arbitrary: flowMap.map((text): Node => ({ kind: "flow", text })) },
   { weight: 2, arbitrary: fc.tuple(fc.array(realScalar, { minLength: 1, maxLength: 4 }), fc.boolean()).map(([items, compact]): Node => ({ kind: "list", items, compact })) },
   { weight: 1, arbitrary: fc.tuple(fc.constantFrom("|", ">", "|-", ">-", "|+", ">2"), fc.array(blockBodyLine, { minLength: 1, maxLength: 5 })).map(([header, lines]): Node => ({ kind: "block", header, lines })) },
   { weight: 1, arbitrary: fc.array(fc.array(word, { minLength: 1, maxLength: 4 }).map((w) => w.join(" ")), { minLength: 2, maxLength: 4 }).map((lines): Node => ({ kind: "folded", lines })) },
@@ -258,4 +267,23 @@ test("real frontmatter shapes: the fast tier reads what it takes as yaml does, a
   );
   assert.ok(compared >= 2000, `only ${compared} runs compared the parsers`);
   assert.ok(fast >= compared * 0.3, `only ${fast} of ${compared} valid documents went through the fast tier`);
+});
+
+test("one-line flow mappings: the fast tier reads the ones it takes as yaml does, and takes the common ones", () => {
+  let fast = 0;
+  fc.assert(
+    fc.property(key, flowMap, (k, map) => {
+      const text = `name: x\n${k === "name" ? "other" : k}: ${map}\n`;
+      const flat = parseFlat(text);
+      if (flat === null) return;
+      fast++;
+      const doc = parseDocument(text, { version: "1.2", schema: "core", uniqueKeys: true, logLevel: "silent" });
+      assert.equal(doc.errors.length + doc.warnings.length, 0, `fast tier accepted what yaml refuses or warns about: ${JSON.stringify(text)}`);
+      assert.deepEqual(JSON.parse(JSON.stringify(flat)), JSON.parse(JSON.stringify(doc.toJS())), JSON.stringify(text));
+    }),
+    { numRuns: 5000 },
+  );
+  assert.ok(fast >= 300, `only ${fast} of 5000 flow mappings went through the fast tier`);
+  assert.deepEqual(parseFlat('metadata: {author: review, version: "1.0"}\n'), { metadata: { author: "review", version: "1.0" } });
+  assert.deepEqual(parseFlat("metadata: {}\n"), { metadata: {} });
 });
