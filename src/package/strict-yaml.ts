@@ -299,13 +299,16 @@ class Scanner {
   }
 
   // Public methods (RoundTripScanner + strictyaml's refusals)
-  checkToken(...choices: TokenType[]): boolean {
+  // Up to four choices as parameters rather than a rest array: the parser asks this for nearly
+  // every token, and an array per question was a large share of what a check allocated.
+  checkToken(a?: TokenType, b?: TokenType, c?: TokenType, d?: TokenType): boolean {
     while (this.needMoreTokens()) this.fetchMoreTokens();
     this.gatherComments();
     const first = this.tokens[0];
     if (!first) return false;
-    if (choices.length === 0) return true;
-    if (!choices.includes(first.id)) return false;
+    if (a === undefined) return true;
+    const id = first.id;
+    if (id !== a && id !== b && id !== c && id !== d) return false;
     if (first.id === "<tag>") {
       throw new MarkedError("While scanning", first.end, "Found disallowed tag tokens (do not specify types in markup)", first.start);
     }
@@ -1101,9 +1104,14 @@ class Scanner {
   }
 
   private scanPlain(): Token {
-    const chunks: string[] = [];
+    // The text as one string and the end as numbers, made into a mark once: a chunk array and a
+    // mark per word of a long description were most of what a check allocated.
+    let text = "";
     const start = this.mark();
-    let end = start;
+    let endIndex = -1;
+    let endLine = 0;
+    let endColumn = 0;
+    let endPointer = 0;
     const indent = this.indent + 1;
     let spaces: string[] | null = [];
     for (;;) {
@@ -1141,14 +1149,18 @@ class Scanner {
       }
       if (length === 0) break;
       this.allowSimpleKey = false;
-      chunks.push(...(spaces ?? []));
-      chunks.push(this.prefix(length));
+      if (spaces !== null) for (let i = 0; i < spaces.length; i++) text += spaces[i];
+      text += this.prefix(length);
       this.forward(length);
-      end = this.mark();
+      endIndex = this.index;
+      endLine = this.line;
+      endColumn = this.column;
+      endPointer = this.pointer;
       spaces = this.scanPlainSpaces(indent);
       if (spaces === null || spaces.length === 0 || this.peek() === "#" || (!this.flowLevel && this.column < indent)) break;
     }
-    return token("<scalar>", start, end, { value: chunks.join(""), plain: true, style: null });
+    const end = endIndex === -1 ? start : new Mark(this.buf, endIndex, endLine, endColumn, endPointer);
+    return token("<scalar>", start, end, { value: text, plain: true, style: null });
   }
 
   /** null where ruamel returns None (a document marker after a break). */
