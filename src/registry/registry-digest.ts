@@ -7,8 +7,9 @@
  * every file of a large tree at each start would cost more than the answer is worth).
  */
 import { createHash } from "node:crypto";
-import * as fs from "node:fs/promises";
+import { readSkillFileSync } from "../package/skill-file.js";
 import { compareNames, compareOrigins } from "./order.js";
+import { TimeSlicer } from "./time-slice.js";
 import type { RegisteredSkill, RegistrySnapshot } from "./types.js";
 
 /** Prefix of a digest computed over loaded skills, so it is never mistaken for a bundle's. */
@@ -31,17 +32,18 @@ async function computeDigest(skills: readonly RegisteredSkill[]): Promise<string
   const ordered = [...skills].sort(
     (a, b) => compareOrigins(a.origin, b.origin) || compareNames(a.agentId ?? "", b.agentId ?? "") || compareNames(a.projectId ?? "", b.projectId ?? "") || compareNames(a.name, b.name),
   );
-  const lines = await Promise.all(
-    ordered.map(async (skill) => {
-      let fileDigest: string;
-      try {
-        fileDigest = createHash("sha256").update(await fs.readFile(skill.skillFile)).digest("hex");
-      } catch {
-        // A skill gone since the scan is part of what this replica serves: a failed read, not a digest.
-        fileDigest = "unreadable";
-      }
-      return JSON.stringify([skill.origin, skill.agentId ?? null, skill.projectId ?? null, skill.name, fileDigest]);
-    }),
-  );
+  // Read one file at a time, in time slices: a promise per file for 10,000 files cost seconds
+  // and held every file at once, and the slices keep the event loop answering meanwhile.
+  const slicer = new TimeSlicer();
+  const lines: string[] = [];
+  for (const skill of ordered) {
+    // The loader's own read: a FIFO planted since the scan must not hang the server, and a file
+    // over the limit is not read. Its text is checked UTF-8, so it hashes to the file's bytes.
+    const read = readSkillFileSync(skill.skillFile);
+    // A skill gone since the scan is part of what this replica serves: a failed read, not a digest.
+    const fileDigest = read.ok ? createHash("sha256").update(read.text, "utf8").digest("hex") : "unreadable";
+    lines.push(JSON.stringify([skill.origin, skill.agentId ?? null, skill.projectId ?? null, skill.name, fileDigest]));
+    if (slicer.due()) await slicer.yield();
+  }
   return LOADED_DIGEST_PREFIX + createHash("sha256").update(lines.join("\n")).digest("hex");
 }

@@ -95,8 +95,6 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   if (runtime.snapshot().skills.length === 0) {
     out.log(`${noSkillsFoundText(sources)}${options.watch ? "\nWatching them: skills added there will be served without a restart." : ""}`);
   }
-  // What an operator compares across replicas: one digest per replica, the same on all of them.
-  out.log(`registry digest ${await runtime.registryDigest()}`);
   const session: SessionOptions = {
     ...scope,
     // A trailing separator: --log-dir is a directory even when its name ends in .jsonl.
@@ -166,6 +164,14 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
     }
     throw error;
   }
+
+  // What an operator compares across replicas: one digest per replica, the same on all of them.
+  // Logged once computed, never waited for: it reads every SKILL.md again, which at 10,000
+  // skills took seconds, and a client must not wait that long for its first answer.
+  void runtime.registryDigest().then(
+    (digest) => out.log(`registry digest ${digest}`),
+    (error: unknown) => out.log(`registry digest not computed: ${error instanceof Error ? error.message : String(error)}`),
+  );
 
   const unsubscribe = options.watch
     ? runtime.onChange(() => {
