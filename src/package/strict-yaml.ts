@@ -15,6 +15,7 @@
  * Loading does not use this module: it is lenient YAML 1.2 (yaml.ts) and only warns where this
  * dialect would refuse (`strictYamlProblem`).
  */
+import { parseFlat } from "./yaml.js";
 
 export type StrictValue = string | StrictValue[] | StrictMap | MergeMarker;
 
@@ -1700,7 +1701,12 @@ export function loadStrictYaml(text: string): StrictYamlResult {
  * `firstLine` is the SKILL.md line the text starts on.
  */
 export function strictYamlProblem(text: string, firstLine = 1): string | null {
-  const result = loadStrictYaml(text);
+  const refusal = leadingFlowRefusal(text);
+  return problemLine(refusal !== null ? { ok: false, message: refusal } : loadStrictYaml(text), firstLine);
+}
+
+/** The one line `strictYamlProblem` makes of a full read's result (exported for the test that holds its shortcut to the full read). */
+export function problemLine(result: StrictYamlResult, firstLine = 1): string | null {
   if (result.ok) return null;
   if (result.crash !== undefined) return result.crash;
   const lines = result.message.split("\n");
@@ -1709,4 +1715,64 @@ export function strictYamlProblem(text: string, firstLine = 1): string | null {
   const marks = [...result.message.matchAll(/line (\d+), column (\d+):/g)];
   const where = marks.at(-1);
   return where ? `${problem} (SKILL.md line ${Number(where[1]) + firstLine - 1}, column ${where[2]})` : problem;
+}
+
+/** A flow item the scanner reads without complaint: plain ordinary characters, or quoted without escapes. */
+const ITEM = String.raw`(?:[A-Za-z0-9_./+][A-Za-z0-9_./+ -]*?|"[^"\\]*"|'[^']*')`;
+/**
+ * The line holding the first flow collection: `key: [items]` or `key: {key: item, ...}` at any
+ * indentation, with nothing after it.
+ */
+const FLOW_LINE = new RegExp(
+  String.raw`^ *[A-Za-z_][A-Za-z0-9_-]*: +(?:\[ *(?:${ITEM}(?: *, *${ITEM})*)? *\]|\{ *(?:[A-Za-z_][A-Za-z0-9_-]*: +${ITEM}(?: *, *[A-Za-z_][A-Za-z0-9_-]*: +${ITEM})*)? *\}) *$`,
+);
+/** What the line after it may be: blank, or a key (of a mapping or a list item) the scanner starts reading. */
+const NEXT_LINE = /^ *$|^ *(?:- +)?[A-Za-z_][A-Za-z0-9_-]*:(?: |$)/;
+/** A block scalar's header (`key: |`, `key: >-`). */
+const BLOCK_SCALAR = /: +[|>]/;
+/** Characters, escapes and comments this shortcut leaves to the full reader. */
+const NOT_SIMPLE = /[&*!\\\t\r\uFEFF\u0085\u2028\u2029\uD800-\uDFFF]|<<|(?:^|\s)#/;
+
+/**
+ * strictyaml's refusal of the first flow collection (`tags: [a, b]`, a fifth of real
+ * frontmatter), without scanning the document token by token, for the shape where the outcome
+ * is certain: the text up to that line is plain block YAML that the lenient fast tier reads
+ * (key lines, block lists, nested mappings, one-line quoted scalars, folded plain scalars; no
+ * block scalar, whose text may look like a collection, and no comment, escape, tab, anchor, tag
+ * or alias), the line is `key: [simple items]` (or
+ * `{key: item}`), and the line after it is blank or starts with a key. The reader then fails
+ * exactly there, when its parser first looks at the collection: what the scanner reads ahead
+ * before that (the rest of the line and the first token of the next) holds nothing it could
+ * refuse. Returns the reference's message, or null to ask the full reader. A differential test
+ * holds it to the full reader's answer.
+ */
+function leadingFlowRefusal(text: string): string | null {
+  const open = text.search(/[[{]/);
+  if (open === -1) return null;
+  const lineStart = text.lastIndexOf("\n", open) + 1;
+  let lineEnd = text.indexOf("\n", open);
+  if (lineEnd === -1) lineEnd = text.length;
+  let nextEnd = text.indexOf("\n", lineEnd + 1);
+  if (nextEnd === -1) nextEnd = text.length;
+  const next = lineEnd < text.length ? text.slice(lineEnd + 1, nextEnd) : "";
+  if (NOT_SIMPLE.test(text.slice(0, nextEnd)) || NON_PRINTABLE.test(text)) return null;
+  // After a block scalar the line may be its text, not a collection: the full reader decides.
+  if (!FLOW_LINE.test(text.slice(lineStart, lineEnd)) || !NEXT_LINE.test(next) || BLOCK_SCALAR.test(text.slice(0, lineStart))) return null;
+  // Everything through the collection's line, read by the fast tier: a structure it takes is one
+  // the reference's scanner and parser also take, with the collection a value where it stands
+  // (not, say, text folded into a plain scalar above it).
+  if (parseFlat(text.slice(0, lineEnd + 1)) === null) return null;
+  let line = 0;
+  for (let at = text.indexOf("\n"); at !== -1 && at < lineStart; at = text.indexOf("\n", at + 1)) line += 1;
+  // The reader's own marks at the opening bracket, so the message is the text its error prints.
+  const buffer = `${text}\0`;
+  const column = open - lineStart;
+  const start = new Mark(buffer, open, line, column, open);
+  const end = new Mark(buffer, open + 1, line, column + 1, open + 1);
+  return new MarkedError(
+    "While scanning",
+    start,
+    "Found ugly disallowed JSONesque flow mapping (surround with ' and ' to make text appear literally)",
+    end,
+  ).text();
 }

@@ -6,7 +6,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadSkillSync } from "../../src/package/load.js";
-import { loadStrictYaml, pythonRepr, strictYamlProblem, type StrictValue } from "../../src/package/strict-yaml.js";
+import { loadStrictYaml, problemLine, pythonRepr, strictYamlProblem, type StrictValue } from "../../src/package/strict-yaml.js";
+import { generateSkill, random } from "../support/frontmatter-generator.js";
+import { splitFrontmatter } from "../../src/package/split.js";
 import { tempDir, writeSkill } from "../support/tmp.js";
 
 function messageOf(text: string): string {
@@ -86,4 +88,35 @@ test("loading stays lenient: a flow list loads, with a warning that the referenc
   assert.equal(warning?.severity, "warning");
   assert.match(warning?.message ?? "", /Found ugly disallowed JSONesque flow mapping .* \(SKILL\.md line 4, column 8\)$/);
   assert.equal(strictYamlProblem("name: x\n"), null);
+});
+
+test("the loader's shortcut for a leading flow collection says exactly what the full reader says", () => {
+  // The shortcut judges `key: [a, b]` without reading the document token by token; here it is
+  // held to the full reader over generated real-shaped frontmatter with collection lines put in
+  // at every depth, after block scalars, folded and quoted scalars, lists and nested mappings,
+  // with the lines around them shifted.
+  const next = random(20261201);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+  const collections = ["tags: [a, b]", "tags: []", 'm: {a: b, c: "d"}', "x: [ 'q' , r ]", "k: [a b, c-d]", "- t: [a]", "k: [a, b] ", "k: [a,b] # c", "k: [a: b]", "k: [@x]"];
+  const indents = ["", " ", "  ", "   ", "    ", "      "];
+  const after = ["", "  - x", "key: value", "- [y]", "k:v", "@odd", "'open", "  # note", "key: [z]"];
+  let compared = 0;
+  let refusedByShortcut = 0;
+  for (let i = 0; i < 4000; i++) {
+    const split = splitFrontmatter(generateSkill(next).content);
+    if (!split.ok) continue;
+    const lines = split.frontmatter.split("\n");
+    const at = Math.floor(next() * lines.length);
+    lines.splice(at, 0, pick(indents) + pick(collections));
+    if (next() < 0.5 && at + 1 < lines.length) lines[at + 1] = pick(indents) + lines[at + 1]!.trimStart();
+    if (next() < 0.3) lines.splice(at + 1, 0, pick(after));
+    if (next() < 0.3 && at > 0) lines[at - 1] = pick(indents) + lines[at - 1]!.trimStart();
+    for (const text of [split.frontmatter, lines.join("\n")]) {
+      const full = problemLine(loadStrictYaml(text), 2);
+      assert.equal(strictYamlProblem(text, 2), full, JSON.stringify(text));
+      compared++;
+      if (full?.startsWith("Found ugly disallowed JSONesque")) refusedByShortcut++;
+    }
+  }
+  assert.ok(compared >= 6000 && refusedByShortcut >= 1000, `${compared} compared, ${refusedByShortcut} flow refusals`);
 });
