@@ -15,12 +15,14 @@ import { defaultLabel, privateRootsOf, visibilityGroup, walkOptionsOf, type Visi
 import type { LoadedSkill } from "./skill-wire.js";
 import { TimeSlicer } from "./time-slice.js";
 import { walkHere, type SourceWalk, type WalkInput } from "./source-walk.js";
-import { walkSources, WORKER_WALK_LIMIT } from "./walk-sources.js";
+import { SCAN_WORKERS, walkSources, WORKER_WALK_LIMIT } from "./walk-sources.js";
 import type { RegisteredSkill, RegistrySnapshot, SkillSource } from "./types.js";
 
 export interface RegistryOptions {
   /** The environment recorded in each snapshot for requirement checks; read at every load. */
   env?: () => Record<string, string | undefined>;
+  /** Parse workers a large scan may take on; default what pays on this machine (`scanWorkersFor`). */
+  parseWorkers?: number;
 }
 
 export interface RegistryStats {
@@ -112,6 +114,7 @@ export function diagnosticsForGroups(snapshot: RegistrySnapshot, groups: Readonl
 
 export function createRegistry(sources: readonly SkillSource[], options: RegistryOptions = {}): SkillRegistry {
   const readEnv = options.env ?? (() => process.env);
+  const parseWorkers = options.parseWorkers ?? SCAN_WORKERS;
   const listeners = new Set<(snapshot: RegistrySnapshot) => void>();
   let current = EMPTY_SNAPSHOT;
   const cache = new Map<string, CacheEntry>();
@@ -203,7 +206,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       if (dirs === null || !lastFound.has(index)) whole.push(index);
       else partial.set(index, dirs);
     }
-    const walked = await walkSources(whole, inputFor, slicer, lastFoundCount >= WORKER_WALK_LIMIT);
+    const walked = await walkSources(whole, inputFor, slicer, lastFoundCount >= WORKER_WALK_LIMIT, parseWorkers);
     /** SKILL.md files a partial walk no longer found where they were. */
     const gone: string[] = [];
     for (const [index, dirs] of partial) {
@@ -217,7 +220,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     }
     if (partial.size > 0 && whole.some((index) => partial.has(index))) {
       // A changed directory that is the source root itself: walk that source whole after all.
-      const again = await walkSources(whole.filter((index) => partial.has(index)), inputFor, slicer, false);
+      const again = await walkSources(whole.filter((index) => partial.has(index)), inputFor, slicer, false, parseWorkers);
       for (const [index, walk] of again.walks) walked.walks.set(index, walk);
     }
     if (closed) throw new Error("registry closed during refresh");

@@ -9,8 +9,8 @@ import { MAX_WORKERS } from "../../src/registry/parse-pool.js";
 import { walkInWorker } from "../../src/registry/source-walk.js";
 import { TimeSlicer } from "../../src/registry/time-slice.js";
 import { DEFAULT_WALK_OPTIONS } from "../../src/registry/discover.js";
-import { createRegistry } from "../../src/registry/registry.js";
-import { WORKER_WALK_LIMIT } from "../../src/registry/walk-sources.js";
+import { createRegistry, type RegistryOptions } from "../../src/registry/registry.js";
+import { scanWorkersFor, WORKER_WALK_LIMIT } from "../../src/registry/walk-sources.js";
 import type { SkillSource } from "../../src/registry/types.js";
 import { memoryTempDir, names, tempDir, writeSkill } from "./skill-tree.js";
 import { CORPUS } from "../support/tmp.js";
@@ -18,8 +18,8 @@ import { cannotSwitchUser, NOBODY, unprivilegedChild } from "../support/unprivil
 
 const corpusRoot = CORPUS;
 
-async function loaded(sources: SkillSource[]) {
-  const registry = createRegistry(sources);
+async function loaded(sources: SkillSource[], options: RegistryOptions = {}) {
+  const registry = createRegistry(sources, options);
   const outcome = await registry.refresh();
   assert.equal(outcome.ok, true, outcome.ok ? "" : outcome.error);
   return { registry, snapshot: outcome.snapshot };
@@ -437,7 +437,8 @@ test(`a tree of ${WORKER_WALK_LIMIT}+ skills in several sources is shared with w
     });
   }
   const sources: SkillSource[] = groups.map((g) => ({ path: g, origin: "global" }));
-  const { registry, snapshot } = await loaded(sources);
+  // Workers whether or not they pay on this machine: this is about what they give back.
+  const { registry, snapshot } = await loaded(sources, { parseWorkers: MAX_WORKERS });
   t.after(() => registry.close());
   assert.equal(snapshot.skills.length, count);
   assert.ok(!snapshot.diagnostics.some((d) => d.code === "worker_failed"));
@@ -581,11 +582,14 @@ test(`once ${WORKER_WALK_LIMIT} skills are known, sources are walked in workers 
   for (let i = 0; i < bigCount; i++) writeSkill(i % 2 ? bigB : big, `big-${String(i).padStart(4, "0")}`);
   for (const name of ["stays", "edited", "deleted", "turns-bad"]) writeSkill(small, `small-${name}`);
   writeSkill(small, "small-lower", { lowercase: true });
-  const { registry, snapshot } = await loaded([
-    { path: big, origin: "global" },
-    { path: bigB, origin: "global" },
-    { path: small, origin: "project", projectId: "p" },
-  ]);
+  const { registry, snapshot } = await loaded(
+    [
+      { path: big, origin: "global" },
+      { path: bigB, origin: "global" },
+      { path: small, origin: "project", projectId: "p" },
+    ],
+    { parseWorkers: MAX_WORKERS },
+  );
   t.after(() => registry.close());
   const total = bigCount + 5;
   assert.equal(snapshot.skills.length, total);
@@ -624,4 +628,34 @@ test(`once ${WORKER_WALK_LIMIT} skills are known, sources are walked in workers 
     ["last_good_version", "small-turns-bad"],
     ["skill_file_lowercase", "small-lower"],
   ]);
+});
+
+test("a scan takes on parse workers only from three cores: none on one or two, one per core beyond two, at most the pool's", () => {
+  assert.equal(scanWorkersFor(1), 0);
+  assert.equal(scanWorkersFor(2), 0);
+  assert.equal(scanWorkersFor(3), Math.min(1, MAX_WORKERS));
+  assert.equal(scanWorkersFor(4), Math.min(2, MAX_WORKERS));
+  assert.equal(scanWorkersFor(64), MAX_WORKERS);
+});
+
+test(`a tree of ${WORKER_WALK_LIMIT}+ skills loads on the main thread alone where workers do not pay, with the same records as with workers`, async (t) => {
+  const root = tempDir(t);
+  const groups = ["group-a", "group-b", "group-c"].map((g) => path.join(root, g));
+  for (let i = 0; i < WORKER_WALK_LIMIT + 60; i++) {
+    writeSkill(groups[i % groups.length]!, `many-${String(i).padStart(4, "0")}`, {
+      description: i % 2 ? `"Quoted: number ${i}."` : `>-\n  Folded\n  number ${i}.`,
+      frontmatter: i % 3 === 0 ? "metadata: {owner: team, tier: \"2\"}\ntags: [a, b]" : "",
+    });
+  }
+  const sources: SkillSource[] = groups.map((g) => ({ path: g, origin: "global" }));
+  const alone = await loaded(sources, { parseWorkers: 0 });
+  t.after(() => alone.registry.close());
+  assert.equal(alone.registry.stats().readsInWorkers, 0);
+  await alone.registry.refresh();
+  assert.equal(alone.registry.stats().readsInWorkers, 0, "a rescan of a tree known to be large stays on the main thread too");
+  const shared = await loaded(sources, { parseWorkers: MAX_WORKERS });
+  t.after(() => shared.registry.close());
+  const plain = (snapshot: typeof alone.snapshot) => JSON.parse(JSON.stringify({ skills: snapshot.skills, diagnostics: snapshot.diagnostics }));
+  assert.deepEqual(plain(alone.snapshot), plain(shared.snapshot));
+  assert.equal(alone.snapshot.skills.length, WORKER_WALK_LIMIT + 60);
 });

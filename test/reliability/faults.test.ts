@@ -392,7 +392,7 @@ test("parse workers that cannot start cost no skill and never hold up a scan", a
   }
   const script = `
     const { createRegistry } = await import(${JSON.stringify(path.join(pkg, "dist", "src", "registry", "registry.js"))});
-    const registry = createRegistry(${JSON.stringify(groups.map((g) => ({ path: g, origin: "global" })))}, { env: () => ({}) });
+    const registry = createRegistry(${JSON.stringify(groups.map((g) => ({ path: g, origin: "global" })))}, { env: () => ({}), parseWorkers: 2 });
     const first = await registry.refresh();
     // Known to be large now: the rescan asks for workers from its start.
     const second = await registry.refresh();
