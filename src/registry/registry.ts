@@ -103,13 +103,19 @@ interface CacheEntry {
 
 const EMPTY_SNAPSHOT: RegistrySnapshot = Object.freeze({ version: 0, skills: Object.freeze([]), diagnostics: Object.freeze([]), env: Object.freeze({}) });
 
-/** Per snapshot: the visibility groups each diagnostic concerns (see `diagnosticsForGroups`). */
-const diagnosticGroupsOf = new WeakMap<RegistrySnapshot, Map<Diagnostic, VisibilityGroup[]>>();
+/**
+ * Per snapshot: the visibility groups each diagnostic concerns (see `diagnosticsForGroups`), by
+ * its index in the snapshot's list. A list beside the list rather than a map keyed on each
+ * diagnostic: every scan, partial ones too, files every diagnostic again, and hashing thousands
+ * of them into a new map was most of what a refresh after one edit cost at 10,000 skills.
+ */
+const diagnosticGroupsOf = new WeakMap<RegistrySnapshot, ReadonlyArray<readonly VisibilityGroup[]>>();
+const NO_GROUPS: readonly VisibilityGroup[] = Object.freeze([]);
 
 /** The snapshot's diagnostics a scope seeing `groups` should be shown. */
 export function diagnosticsForGroups(snapshot: RegistrySnapshot, groups: ReadonlySet<VisibilityGroup>): Diagnostic[] {
   const tags = diagnosticGroupsOf.get(snapshot);
-  return snapshot.diagnostics.filter((d) => (tags?.get(d) ?? []).every((group) => groups.has(group)));
+  return snapshot.diagnostics.filter((_, i) => (tags?.[i] ?? NO_GROUPS).every((group) => groups.has(group)));
 }
 
 export function createRegistry(sources: readonly SkillSource[], options: RegistryOptions = {}): SkillRegistry {
@@ -146,12 +152,18 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     const scanNumber = ++scanSerial;
     const slicer = new TimeSlicer();
     const diagnostics: Diagnostic[] = [];
-    const diagnosticGroups = new Map<Diagnostic, VisibilityGroup[]>();
-    const report = (d: Diagnostic, groups: VisibilityGroup[]) => {
+    const diagnosticGroups: Array<readonly VisibilityGroup[]> = [];
+    const report = (d: Diagnostic, groups: readonly VisibilityGroup[]) => {
       diagnostics.push(d);
-      diagnosticGroups.set(d, groups);
+      diagnosticGroups.push(groups);
     };
-    const tag = (d: Diagnostic, group: VisibilityGroup) => report(d, [group]);
+    // One shared list per group, not a new one per diagnostic: nobody changes them.
+    const oneGroup = new Map<VisibilityGroup, readonly VisibilityGroup[]>();
+    const tag = (d: Diagnostic, group: VisibilityGroup) => {
+      let groups = oneGroup.get(group);
+      if (groups === undefined) oneGroup.set(group, (groups = Object.freeze([group])));
+      report(d, groups);
+    };
 
     const privateRoots = privateRootsOf(sources);
     const indexes: number[] = [];
@@ -527,7 +539,9 @@ function rankedInPlace(last: { candidates: readonly RegisteredSkill[]; ranked: R
 
 /** Whether `dir` is `root` or lies inside it. */
 function isWithin(dir: string, root: string): boolean {
-  return dir === root || (dir.startsWith(root) && dir.charCodeAt(root.length) === SEP_CODE);
+  // The separator after the root first: a sibling (the common case, thousands per partial
+  // rescan) fails it at once, before a comparison of the long prefix they share.
+  return dir === root || (dir.charCodeAt(root.length) === SEP_CODE && dir.startsWith(root));
 }
 
 const SEP_CODE = path.sep.charCodeAt(0);
