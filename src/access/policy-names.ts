@@ -20,6 +20,10 @@ const PROJECT_FIELDS = ["disabledSkills", "sharedSkills"] as const satisfies rea
  * says nothing about other scopes.
  */
 export function unknownSkillNameWarnings(snapshot: RegistrySnapshot, policies: SkillPolicies, scope?: Scope): Diagnostic[] {
+  const agents = policiesIn(policies.agents, scope ? scope.agentId : null);
+  const projects = policiesIn(policies.projects, scope ? scope.projectId : null);
+  // No policy to check (the usual case without a config file): no set of every loaded name.
+  if (agents.length === 0 && projects.length === 0) return [];
   const visible = scope ? groupsOfScope(scope) : null;
   const known = new Set<string>();
   for (const skill of snapshot.skills) if (!visible || visible.has(visibilityGroup(skill))) known.add(skill.name);
@@ -31,10 +35,10 @@ export function unknownSkillNameWarnings(snapshot: RegistrySnapshot, policies: S
       warnings.push(diagnostic(where, "warning", "unknown_skill_name", `${where} names ${JSON.stringify(name)}, but no loaded skill has that name; check the spelling`));
     }
   };
-  for (const [id, policy] of policiesIn(policies.agents, scope ? scope.agentId : null)) {
+  for (const [id, policy] of agents) {
     for (const field of AGENT_FIELDS) check(`agents.${id}.${field}`, policy[field]);
   }
-  for (const [id, policy] of policiesIn(policies.projects, scope ? scope.projectId : null)) {
+  for (const [id, policy] of projects) {
     for (const field of PROJECT_FIELDS) check(`projects.${id}.${field}`, policy[field]);
   }
   return warnings;

@@ -48,6 +48,15 @@ export class RequirementEvaluator {
   availability(skill: RegisteredSkill): Availability {
     const known = this.described.get(skill.name);
     if (known) return known;
+    // Most skills require nothing: they run, with nothing optional missing, and need none of
+    // the bookkeeping below (a listing of 10,000 skills asks about each of them).
+    const { manifest } = skill;
+    if (manifest.requirements === null && manifest.requirementsError === null) {
+      this.runs.set(skill.name, true);
+      const available: Availability = { status: "available", optionalMissing: [] };
+      this.described.set(skill.name, available);
+      return available;
+    }
     this.solve(skill);
     const availability = this.describe(skill);
     this.described.set(skill.name, availability);

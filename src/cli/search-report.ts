@@ -21,11 +21,12 @@ export function noSkillsFoundText(sources: readonly SkillSource[]): string {
  * and no loaded skill behind them (a file still serving its last good version is not left out).
  */
 export function brokenSkillCount(diagnostics: readonly Diagnostic[], snapshot: RegistrySnapshot): number {
+  const failed = diagnostics.filter((d) => d.severity === "error" && /(^|[\\/])(SKILL|skill)\.md$/.test(d.path));
+  // Nearly always none: then no set of every loaded file is needed.
+  if (failed.length === 0) return 0;
   const loaded = new Set(snapshot.skills.map((skill) => skill.skillFile));
   const broken = new Set<string>();
-  for (const d of diagnostics) {
-    if (d.severity === "error" && /(^|[\\/])(SKILL|skill)\.md$/.test(d.path) && !loaded.has(d.path)) broken.add(d.path);
-  }
+  for (const d of failed) if (!loaded.has(d.path)) broken.add(d.path);
   return broken.size;
 }
 
