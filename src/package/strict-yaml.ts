@@ -1702,8 +1702,11 @@ export function loadStrictYaml(text: string): StrictYamlResult {
  */
 export function strictYamlProblem(text: string, firstLine = 1): string | null {
   const refusal = leadingFlowRefusal(text);
-  return problemLine(refusal !== null ? { ok: false, message: refusal } : loadStrictYaml(text), firstLine);
+  if (refusal !== null) return `${FLOW_REFUSAL} (SKILL.md line ${refusal.line + firstLine}, column ${refusal.column + 2})`;
+  return problemLine(loadStrictYaml(text), firstLine);
 }
+
+const FLOW_REFUSAL = "Found ugly disallowed JSONesque flow mapping (surround with ' and ' to make text appear literally)";
 
 /** The one line `strictYamlProblem` makes of a full read's result (exported for the test that holds its shortcut to the full read). */
 export function problemLine(result: StrictYamlResult, firstLine = 1): string | null {
@@ -1730,6 +1733,7 @@ const FLOW_LINE = new RegExp(
 const NEXT_LINE = /^ *$|^ *(?:- +)?[A-Za-z_][A-Za-z0-9_-]*:(?: |$)/;
 /** A block scalar's header (`key: |`, `key: >-`). */
 const BLOCK_SCALAR = /: +[|>]/;
+const POSITION_TEXT = /line \d+, column \d+:/;
 /** Characters, escapes and comments this shortcut leaves to the full reader. */
 const NOT_SIMPLE = /[&*!\\\t\r\uFEFF\u0085\u2028\u2029\uD800-\uDFFF]|<<|(?:^|\s)#/;
 
@@ -1743,10 +1747,11 @@ const NOT_SIMPLE = /[&*!\\\t\r\uFEFF\u0085\u2028\u2029\uD800-\uDFFF]|<<|(?:^|\s)
  * `{key: item}`), and the line after it is blank or starts with a key. The reader then fails
  * exactly there, when its parser first looks at the collection: what the scanner reads ahead
  * before that (the rest of the line and the first token of the next) holds nothing it could
- * refuse. Returns the reference's message, or null to ask the full reader. A differential test
- * holds it to the full reader's answer.
+ * refuse. Returns where the collection opens (0-based line and code-point column, which the
+ * text before it, free of surrogates, makes its UTF-16 offset), or null to ask the full reader.
+ * A differential test holds it to the full reader's answer.
  */
-function leadingFlowRefusal(text: string): string | null {
+function leadingFlowRefusal(text: string): { line: number; column: number } | null {
   const open = text.search(/[[{]/);
   if (open === -1) return null;
   const lineStart = text.lastIndexOf("\n", open) + 1;
@@ -1757,22 +1762,15 @@ function leadingFlowRefusal(text: string): string | null {
   const next = lineEnd < text.length ? text.slice(lineEnd + 1, nextEnd) : "";
   if (NOT_SIMPLE.test(text.slice(0, nextEnd)) || NON_PRINTABLE.test(text)) return null;
   // After a block scalar the line may be its text, not a collection: the full reader decides.
-  if (!FLOW_LINE.test(text.slice(lineStart, lineEnd)) || !NEXT_LINE.test(next) || BLOCK_SCALAR.test(text.slice(0, lineStart))) return null;
+  const flowLine = text.slice(lineStart, lineEnd);
+  // Text on that line that reads like a position would be taken for the reader's mark by
+  // `problemLine`, which the full reader's message then decides.
+  if (!FLOW_LINE.test(flowLine) || POSITION_TEXT.test(flowLine) || !NEXT_LINE.test(next) || BLOCK_SCALAR.test(text.slice(0, lineStart))) return null;
   // Everything through the collection's line, read by the fast tier: a structure it takes is one
   // the reference's scanner and parser also take, with the collection a value where it stands
   // (not, say, text folded into a plain scalar above it).
   if (parseFlat(text.slice(0, lineEnd + 1)) === null) return null;
   let line = 0;
   for (let at = text.indexOf("\n"); at !== -1 && at < lineStart; at = text.indexOf("\n", at + 1)) line += 1;
-  // The reader's own marks at the opening bracket, so the message is the text its error prints.
-  const buffer = `${text}\0`;
-  const column = open - lineStart;
-  const start = new Mark(buffer, open, line, column, open);
-  const end = new Mark(buffer, open + 1, line, column + 1, open + 1);
-  return new MarkedError(
-    "While scanning",
-    start,
-    "Found ugly disallowed JSONesque flow mapping (surround with ' and ' to make text appear literally)",
-    end,
-  ).text();
+  return { line, column: open - lineStart };
 }

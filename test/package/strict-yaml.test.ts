@@ -97,7 +97,7 @@ test("the loader's shortcut for a leading flow collection says exactly what the 
   // with the lines around them shifted.
   const next = random(20261201);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
-  const collections = ["tags: [a, b]", "tags: []", 'm: {a: b, c: "d"}', "x: [ 'q' , r ]", "k: [a b, c-d]", "- t: [a]", "k: [a, b] ", "k: [a,b] # c", "k: [a: b]", "k: [@x]"];
+  const collections = ["tags: [a, b]", "tags: []", 'm: {a: b, c: "d"}', "x: [ 'q' , r ]", "k: [a b, c-d]", "- t: [a]", "k: [a, b] ", "k: [a,b] # c", "k: [a: b]", "k: [@x]", 'k: ["line 3, column 4:"]'];
   const indents = ["", " ", "  ", "   ", "    ", "      "];
   const after = ["", "  - x", "key: value", "- [y]", "k:v", "@odd", "'open", "  # note", "key: [z]"];
   let compared = 0;
@@ -119,4 +119,7 @@ test("the loader's shortcut for a leading flow collection says exactly what the 
     }
   }
   assert.ok(compared >= 6000 && refusedByShortcut >= 1000, `${compared} compared, ${refusedByShortcut} flow refusals`);
+  // Text that reads like a position, on the collection's own line: the full reader's message
+  // shows that line, and its words decide.
+  for (const text of ['name: x\nk: ["line 3, column 4:"]\n', "name: x\nk: [a, b]\n"]) assert.equal(strictYamlProblem(text, 2), problemLine(loadStrictYaml(text), 2));
 });
