@@ -6,6 +6,7 @@
 import type { LoaderOutcome } from "./loader-child.js";
 import type { FreshProcessOutcome, PairedSample } from "./fresh-process.js";
 import type { TreeShape } from "./generate-tree.js";
+import { mcpHttpCostTargetRows, renderMcpHttpCostSection, type McpHttpCostOutcome } from "./mcp-http-cost.js";
 import type { McpRoundTrips } from "./mcp-roundtrip.js";
 import { summarise, type Summary } from "./measure.js";
 import type { OperationId, OperationsOutcome } from "./skillport-ops.js";
@@ -43,6 +44,8 @@ export interface BenchRun {
   /** Why the peers could not be measured at all, when they could not. */
   peersProblem: string | null;
   results: SizeResult[];
+  /** The HTTP server against a minimal SDK server, once per run (absent in older results). */
+  httpCost?: McpHttpCostOutcome | { error: string };
 }
 
 const MB = 1024 * 1024;
@@ -214,6 +217,7 @@ function targetRows(run: BenchRun): string[] {
     );
   }
   rows.push(...freshTargetRows(run));
+  if (run.httpCost) rows.push(...mcpHttpCostTargetRows(run.httpCost));
   return rows;
 }
 
@@ -419,6 +423,7 @@ export function renderReport(run: BenchRun): string {
     ...freshTable(run),
     "",
     ...extraSections(run),
+    ...(run.httpCost ? renderMcpHttpCostSection(run.httpCost) : []),
     "## skillport operations",
     "",
     "Median ms (min–max); whole-tree operations also as a ratio to the floor of the same size.",

@@ -18,6 +18,7 @@ import { createBenchTree, writeTreeManifest, type BenchTree } from "./bench-tree
 import { measureFreshProcesses } from "./fresh-process.js";
 import type { TreeShape } from "./generate-tree.js";
 import type { LoaderOutcome } from "./loader-child.js";
+import { measureMcpHttpCost } from "./mcp-http-cost.js";
 import { measureMcpRoundTrips } from "./mcp-roundtrip.js";
 import { renderReport, type BenchRun, type SizeResult } from "./report.js";
 import { measureWatch, renderWatchSection, type WatchOutcome } from "./watch.js";
@@ -239,6 +240,19 @@ async function measureSize(count: number, shape: TreeShape, settings: ReturnType
   }
 }
 
+/** The HTTP server's cost per call and per session, once per run, on its own tree of 100 real-shaped skills. */
+async function measureHttpCost(): Promise<BenchRun["httpCost"]> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "skillport-bench-http-"));
+  try {
+    log("\n== MCP over HTTP: cost per call and per session (100 real-shaped skills)");
+    return await measureMcpHttpCost(createBenchTree(root, 100, "real"));
+  } catch (error) {
+    return { error: (error as Error).message };
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const settings = options();
   const started = performance.now();
@@ -247,6 +261,7 @@ async function main(): Promise<void> {
 
   const results: SizeResult[] = [];
   for (const shape of settings.shapes) for (const count of settings.sizes) results.push(await measureSize(count, shape, settings, peersProblem));
+  const httpCost = await measureHttpCost();
 
   // Not per tree size: what a replica pays for the session store does not depend on the skills.
   log("\n== session store");
@@ -272,6 +287,7 @@ async function main(): Promise<void> {
     durationSeconds: (performance.now() - started) / 1000,
     peersProblem: settings.peers ? peersProblem : "not run (`--no-peers`)",
     results,
+    httpCost,
   };
   const markdown = `${renderReport(run)}\n${renderWatchSection(watchOutcomes)}\n${renderStoreSection(store)}`;
   process.stdout.write(`${markdown}\n`);

@@ -85,7 +85,7 @@ export function createMcpConnection(
     {
       capabilities: mcpServerCapabilities(),
       // No skills, no instructions: an empty block would only cost the client's context.
-      ...(catalog !== "" ? { instructions: `${INSTRUCTIONS_PREAMBLE}\n\n${catalog}` } : {}),
+      ...(catalog !== "" ? { instructions: sharedText(instructionsTexts, catalog, () => `${INSTRUCTIONS_PREAMBLE}\n\n${catalog}`) } : {}),
     },
   );
 
@@ -162,14 +162,35 @@ export function createMcpConnection(
 function toolsOf(runtime: McpSessionFactory, session: Session, options: McpServerOptions): Tool[] {
   if (!runtime.registry(scopeOf(options.session)).toolAvailable) return [];
   const catalog = session.currentCatalogText();
+  const base = session.tool.description;
   return [
     {
       name: session.tool.name,
-      description: catalog === "" ? session.tool.description : `${session.tool.description}\n\n${catalog}`,
+      description: catalog === "" ? base : sharedText(descriptionTexts, catalog, () => `${base}\n\n${catalog}`),
       inputSchema: { ...session.tool.inputSchema },
       annotations: TOOL_ANNOTATIONS,
     },
   ];
+}
+
+/**
+ * Texts built from a catalog, one per catalog text, shared by every connection that shows it.
+ * The catalog itself is shared (`sharedCatalog`), but a string joined to it per connection was a
+ * copy per connection once written out: kilobytes held by every idle session. The last few
+ * catalogs are enough (one per scope and budget a server serves).
+ */
+const instructionsTexts = new Map<string, string>();
+const descriptionTexts = new Map<string, string>();
+const SHARED_TEXTS = 8;
+
+function sharedText(texts: Map<string, string>, catalog: string, build: () => string): string {
+  let text = texts.get(catalog);
+  if (text === undefined) {
+    text = build();
+    texts.set(catalog, text);
+    if (texts.size > SHARED_TEXTS) texts.delete(texts.keys().next().value!);
+  }
+  return text;
 }
 
 /**

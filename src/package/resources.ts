@@ -21,7 +21,8 @@
  * could never be read), and a name with a line break or a hidden character (the listing reaches
  * the model one file a line, and such a name could forge entries there).
  */
-import type { Dirent } from "node:fs";
+import * as fs from "node:fs";
+import type { BigIntStats, Dirent } from "node:fs";
 import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { isInside } from "./confined-read.js";
@@ -95,7 +96,16 @@ async function cachedOrWalked(dir: string): Promise<ResourceListing> {
   return walked.listing;
 }
 
+/**
+ * Packages of up to this many directories (nearly all: real skills have one to three) are
+ * checked with synchronous `stat`s, a few microseconds each where one through fs/promises costs
+ * tens; larger ones in parallel off the event loop, so a package of 500 directories never holds
+ * it for long.
+ */
+const SYNC_CHECK_DIRECTORIES = 16;
+
 async function unchanged(directories: CachedListing["directories"]): Promise<boolean> {
+  if (directories.length <= SYNC_CHECK_DIRECTORIES) return directories.every((d) => directoryStampSync(d.path) === d.stamp);
   const stamps = await Promise.all(directories.map((d) => directoryStamp(d.path)));
   return stamps.every((stamp, i) => stamp !== null && stamp === directories[i]!.stamp);
 }
@@ -109,13 +119,24 @@ async function unchanged(directories: CachedListing["directories"]): Promise<boo
  */
 async function directoryStamp(dir: string): Promise<string | null> {
   try {
-    const s = await fsp.stat(dir, { bigint: true });
-    const changedMs = Number((s.mtimeNs > s.ctimeNs ? s.mtimeNs : s.ctimeNs) / 1_000_000n);
-    if (changedMs > Date.now() - SETTLED_MS) return null;
-    return `${s.dev}:${s.ino}:${s.mtimeNs}:${s.ctimeNs}`;
+    return settledStamp(await fsp.stat(dir, { bigint: true }));
   } catch {
     return null;
   }
+}
+
+function directoryStampSync(dir: string): string | null {
+  try {
+    return settledStamp(fs.statSync(dir, { bigint: true }));
+  } catch {
+    return null;
+  }
+}
+
+function settledStamp(s: BigIntStats): string | null {
+  const changedMs = Number((s.mtimeNs > s.ctimeNs ? s.mtimeNs : s.ctimeNs) / 1_000_000n);
+  if (changedMs > Date.now() - SETTLED_MS) return null;
+  return `${s.dev}:${s.ino}:${s.mtimeNs}:${s.ctimeNs}`;
 }
 
 /** Whether there is anything to tell the model: files, or a listing cut before any file was reached. */

@@ -152,7 +152,9 @@ export function openConversation(host: SessionHost, settings: Settings): Convers
   let nextSeq = 0;
   let nextCheckpoint = 0;
   // (name, content) pairs whose activation is in flight: a concurrent second call is a repeat.
-  const inFlight = new Set<string>();
+  // Rarely more than one, so a list: a set keyed on the pair cost every activation a JSON
+  // encoding of the whole body.
+  const inFlight: Array<{ name: string; content: string }> = [];
 
   const scoped = (): ScopedRegistry => selectSkills(host.resolveRegistry(settings.scope), settings.selection);
   /** What a skill declares now, model-hidden ones included (a prompt can activate those). */
@@ -211,20 +213,20 @@ export function openConversation(host: SessionHost, settings: Settings): Convers
       };
     },
     async decideCall(args, options) {
-      const reserved: Array<{ key: string; name: string; content: string; facts: ActivationFacts }> = [];
+      const reserved: Array<{ name: string; content: string; facts: ActivationFacts }> = [];
       const activateSkill = (name: string, content: string, skill?: RegisteredSkill): boolean => {
-        const key = JSON.stringify([name, content]);
-        if (isAlreadyActive(state, name, content) || inFlight.has(key)) return false;
-        inFlight.add(key);
+        if (isAlreadyActive(state, name, content) || inFlight.some((entry) => entry.name === name && entry.content === content)) return false;
         // The session's own tool always passes the record; the lookup is only for a caller that does not.
-        reserved.push({ key, name, content, facts: factsOf(skill ?? scoped().get(name)) });
+        const entry = { name, content, facts: factsOf(skill ?? scoped().get(name)) };
+        inFlight.push(entry);
+        reserved.push(entry);
         return true;
       };
       let invocation: SkillToolInvocation;
       try {
         invocation = await inner.invoke(args, { ...settings.scope, activateSkill, ...(options.userInvoked ? { userInvoked: true } : {}) });
       } finally {
-        for (const entry of reserved) inFlight.delete(entry.key);
+        for (const entry of reserved) inFlight.splice(inFlight.indexOf(entry), 1);
       }
       const activation = activationFromEnvelope(invocation.envelope);
       const facts = activation

@@ -74,6 +74,9 @@ export const MEMORY_LOG_MAX_CHARS = 8 * 1024 * 1024;
  * change under the log.
  */
 export function memoryLog(maxRecords = MEMORY_LOG_MAX_RECORDS, maxChars = MEMORY_LOG_MAX_CHARS): SessionLog {
+  if (!Number.isSafeInteger(maxRecords) || maxRecords < 0) throw new RangeError(`memoryHistory must be a whole number of records, 0 or more, not ${String(maxRecords)}`);
+  // Nothing to keep: not even serialised, so a record costs the session nothing.
+  if (maxRecords === 0) return { path: null, append: () => null, sync: () => null, close: () => null, held: () => [] };
   const lines: string[] = [];
   let first = 0;
   let chars = 0;

@@ -41,6 +41,12 @@ export interface SessionOptions {
    * keeps it in memory (SPEC §5.6: the library writes no file the host did not ask for).
    */
   log?: string | false;
+  /**
+   * With no file log: how many of the newest records `history()` keeps in memory (default
+   * `MEMORY_LOG_MAX_RECORDS`, within `MEMORY_LOG_MAX_CHARS`). 0 keeps none, for a host that never
+   * reads the history (the MCP server with `--no-log`): a live session then holds no record at all.
+   */
+  memoryHistory?: number;
   catalog?: { format?: CatalogFormat; budgetChars?: number };
   /** Explicit narrowing of this run to these skill names, on top of policy. */
   skills?: string[];
@@ -113,7 +119,7 @@ function toolCallIdOf(ctx: SkillToolContext | undefined): string | undefined {
 export function createSession(host: SessionHost, options: SessionOptions = {}): Session {
   const id = options.id ?? randomUUID();
   const logPath = resolveLogPath(host.cwd, id, options.log);
-  if (logPath === null) return openSession(host, settingsOf({ ...options, id }, undefined), memoryLog(), [], []);
+  if (logPath === null) return openSession(host, settingsOf({ ...options, id }, undefined), memoryLog(options.memoryHistory), [], []);
   // A log named by its own path may say whose session it is; a derived path already did.
   const namedFile = typeof options.log === "string" && logPath === path.resolve(host.cwd, options.log);
   const restoreOptions = options.id === undefined && namedFile ? options : { ...options, id };

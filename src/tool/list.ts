@@ -1,6 +1,7 @@
-import type { ScopedRegistry } from "../access/types.js";
+import type { ScopedRegistry, SkillInfo } from "../access/types.js";
 import { compareNames, ORIGIN_RANK } from "../registry/order.js";
-import type { ListData } from "./envelope.js";
+import { success, type ListData } from "./envelope.js";
+import { renderEnvelopeText } from "./render.js";
 
 type Group = ListData["skill_groups"][number];
 
@@ -33,3 +34,37 @@ export function listData(registry: ScopedRegistry): ListData {
   };
 }
 
+
+/** A `{}` answer: its data and the text a model is shown for it. */
+export interface ListAnswer {
+  readonly data: ListData;
+  readonly text: string;
+}
+
+/**
+ * One answer per offered list, shared by every call and session that sees the same list. The
+ * list is the key by identity: scoped registries hand out one frozen list per snapshot and
+ * requirement answers (`ScopedRegistry.offered`), replaced whenever what it holds may change, so
+ * an answer kept for a list is never stale. Building and rendering the listing again for every
+ * `{}` call cost more than serving it.
+ */
+const answers = new WeakMap<readonly SkillInfo[], ListAnswer>();
+
+/** The `{}` answer for a registry; shared and deep-frozen when the registry offers a shared list. */
+export function listAnswer(registry: ScopedRegistry): ListAnswer {
+  const offered = registry.offered?.();
+  const kept = offered ? answers.get(offered) : undefined;
+  if (kept) return kept;
+  const data = listData(registry);
+  const answer: ListAnswer = { data, text: renderEnvelopeText(success(data)) };
+  if (offered) answers.set(offered, deepFrozen(answer));
+  return answer;
+}
+
+function deepFrozen<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFrozen(child);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -2,7 +2,7 @@ import type { Scope } from "../access/types.js";
 import { activateSkill } from "./activate.js";
 import { isToolError, parseSkillToolArguments } from "./arguments.js";
 import { failure, success, type Envelope } from "./envelope.js";
-import { listData } from "./list.js";
+import { listAnswer } from "./list.js";
 import { lookupSkill, toolUnavailable } from "./lookup.js";
 import { readSkillFile } from "./read-file.js";
 import { renderEnvelopeText } from "./render.js";
@@ -15,8 +15,8 @@ import type { SkillTool, SkillToolContext, SkillToolDeps, SkillToolInvocation } 
  */
 export function createSkillTool(deps: SkillToolDeps): SkillTool {
   const invoke = async (args: unknown, ctx: SkillToolContext = {}): Promise<SkillToolInvocation> => {
-    const { envelope, skillDir } = await handle(deps, args, ctx);
-    return { envelope, text: renderEnvelopeText(envelope, { skillDir }) };
+    const { envelope, skillDir, text } = await handle(deps, args, ctx);
+    return { envelope, text: text ?? renderEnvelopeText(envelope, { skillDir }) };
   };
   return {
     name: "skill",
@@ -32,14 +32,17 @@ async function handle(
   deps: SkillToolDeps,
   args: unknown,
   ctx: SkillToolContext,
-): Promise<{ envelope: Envelope; skillDir?: string }> {
+): Promise<{ envelope: Envelope; skillDir?: string; text?: string }> {
   const scope = scopeOf(ctx);
   const registry = await deps.resolveRegistry(scope);
   // Checked before the arguments: when the tool is off, every call says so, whatever it asked.
   if (!registry.toolAvailable) return { envelope: failure(toolUnavailable()) };
   const request = parseSkillToolArguments(args);
   if (isToolError(request)) return { envelope: failure(request) };
-  if (request.mode === "list") return { envelope: success(listData(registry)) };
+  if (request.mode === "list") {
+    const answer = listAnswer(registry);
+    return { envelope: success(answer.data), text: answer.text };
+  }
 
   const found = await lookupSkill(deps, scope, registry, request.name, ctx.userInvoked === true && request.mode === "activate");
   if (!found.ok) return { envelope: failure(found.error) };

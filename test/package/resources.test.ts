@@ -147,6 +147,35 @@ test("a listing is kept while its directories are unchanged, and walked again on
   assert.deepEqual((await listResources(dir)).files, ["references/a.md", "themes/t.md", "themes/u.md"]);
 });
 
+test("a package of many directories is kept and walked again once one changes, as a small one is", async () => {
+  // Past the directories checked with synchronous stats, the check runs off the event loop: same rule.
+  const dir = writeSkill(root, "kept-wide", "name: kept-wide\ndescription: d");
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 24; i++) files[`themes/t${String(i).padStart(2, "0")}/a.md`] = "x";
+  put(dir, files);
+  await new Promise((resolve) => setTimeout(resolve, 2_100));
+  const first = await listResources(dir);
+  assert.equal(first.files.length, 24);
+  assert.equal(await listResources(dir), first, "the same listing, not a new walk");
+  put(dir, { "themes/t23/b.md": "x" });
+  const again = await listResources(dir);
+  assert.notEqual(again, first);
+  assert.deepEqual(again.files.slice(-2), ["themes/t23/a.md", "themes/t23/b.md"]);
+});
+
+test("a listing is not kept across a SKILL.md directory swapped for another (rename over it)", async () => {
+  const dir = writeSkill(root, "swapped", "name: swapped\ndescription: d");
+  put(dir, { "references/a.md": "x" });
+  const other = writeSkill(root, "swapped-next", "name: swapped\ndescription: d");
+  put(other, { "references/b.md": "x" });
+  await new Promise((resolve) => setTimeout(resolve, 2_100));
+  assert.deepEqual((await listResources(dir)).files, ["references/a.md"]);
+  assert.deepEqual((await listResources(dir)).files, ["references/a.md"]);
+  fs.rmSync(dir, { recursive: true });
+  fs.renameSync(other, dir);
+  assert.deepEqual((await listResources(dir)).files, ["references/b.md"]);
+});
+
 test("concurrent listings of one directory share one walk", () => {
   const dir = path.join(EXAMPLES, "release-notes");
   assert.equal(listResources(dir), listResources(dir));

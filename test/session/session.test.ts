@@ -453,6 +453,40 @@ describe("bounded memory", () => {
     fileSession.close();
   });
 
+  it("memoryHistory: 0 keeps no record at all, however long the conversation, while dedup and statistics go on", async () => {
+    const { runtime } = await runtimeOver({ alpha: {}, beta: {} });
+    const session = runtime.session({ log: false, memoryHistory: 0 });
+    for (let i = 0; i < 2_000; i++) await session.call(i % 2 === 0 ? {} : { name: "alpha" }, { toolCallId: `c${i}` });
+    session.catalogText();
+    assert.deepEqual(session.history(), []);
+    const alpha = session.stats().find((stats) => stats.name === "alpha")!;
+    assert.equal(alpha.activations, 1);
+    assert.equal(alpha.refusedReactivations, 999);
+    assert.deepEqual(session.loaded(), ["alpha"]);
+    session.close();
+  });
+
+  it("memoryHistory: N keeps the newest N records: exactly N after N calls, the first gone after one more", async () => {
+    const { runtime } = await runtimeOver({ alpha: {} });
+    const session = runtime.session({ log: false, memoryHistory: 5 });
+    // The first call also writes the session header: 4 calls make 5 records.
+    for (let i = 0; i < 4; i++) await session.call({}, { toolCallId: `c${i}` });
+    const full = session.history();
+    assert.equal(full.length, 5);
+    assert.equal(full[0]!.type, "session");
+    await session.call({}, { toolCallId: "c4" });
+    const past = session.history();
+    assert.equal(past.length, 5);
+    assert.deepEqual(past.map((record) => (record.type === "call" ? record.toolCallId : record.type)), ["c0", "c1", "c2", "c3", "c4"]);
+  });
+
+  it("memoryHistory must be a whole number of records, 0 or more", async () => {
+    const { runtime } = await runtimeOver({ alpha: {} });
+    for (const bad of [-1, 1.5, Number.NaN]) {
+      assert.throws(() => runtime.session({ log: false, memoryHistory: bad }), RangeError, String(bad));
+    }
+  });
+
   it("the in-memory log holds the records of one more call past its bounds no longer, whatever their size", () => {
     const log = memoryLog(3, 1_000);
     const record = (text: string) => ({ type: "catalog" as const, time: "t", text });

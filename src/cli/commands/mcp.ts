@@ -99,6 +99,9 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
     ...scope,
     // A trailing separator: --log-dir is a directory even when its name ends in .jsonl.
     log: options.log === false ? false : path.resolve(cwd, options.logDir ?? defaultLogDir()) + path.sep,
+    // Nothing on the wire reads a session's history, so without a log a session keeps none of it:
+    // its memory then stays flat however long the conversation runs.
+    ...(options.log === false ? { memoryHistory: 0 } : {}),
     catalog: { format: "xml", budgetChars: options.budget ?? DEFAULT_CATALOG_BUDGET_CHARS },
   };
   const serverOptions: McpServerOptions = {
