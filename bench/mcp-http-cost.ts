@@ -13,8 +13,10 @@
  *   (initialized, tools listed), minus the heap before, over N.
  * - **Session memory**: the heap per session after 100, 1,000 and 10,000 calls (activations,
  *   reads and lists in turn over 10 skills, so every one is active by call 30), over the heap
- *   once they are closed; 5 sessions side by side, so the heap's noise is divided by 5. Flat:
- *   grown from the first checkpoint to the last by at most 10% of what it holds at the last.
+ *   once they are closed; 10 sessions side by side, so the process's own drift (code optimised
+ *   as calls go on, which the readings cannot tell from a session's memory) is divided among
+ *   them. Flat: grown from the first checkpoint to the last by at most 10% of what it holds at
+ *   the last.
  *
  * Heap figures come from `bench/heap-probe.mjs`, loaded into both servers with `--import`: on
  * SIGUSR2 it collects garbage and writes the heap to stderr. skillport runs with `--no-log`, as
@@ -314,8 +316,8 @@ async function idleSessions(server: RunningServer, count: number): Promise<numbe
  */
 const MEMORY_SKILLS = 10;
 /** Sessions measured side by side; the figure is per session, so the heap's noise is divided among them. */
-const MEMORY_SESSIONS = 5;
-const MEMORY_WARM_CALLS = 1000;
+const MEMORY_SESSIONS = 10;
+const MEMORY_WARM_CALLS = 300;
 
 async function sessionMemory(server: RunningServer, work: Workload, checkpoints: number[]): Promise<Array<{ calls: number; bytes: number }>> {
   const few: Workload = { names: work.names.slice(0, MEMORY_SKILLS), withFiles: work.withFiles.slice(0, MEMORY_SKILLS) };
