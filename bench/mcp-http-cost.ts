@@ -39,7 +39,8 @@ import { summarise } from "./measure.js";
 
 const BENCH = import.meta.dirname;
 const REPO = path.resolve(BENCH, "..");
-const CLI = path.join(REPO, "dist/src/cli/main.js");
+/** The built CLI; another build can be named for a before-and-after comparison by hand. */
+const CLI = process.env["BENCH_SKILLPORT_CLI"] ?? path.join(REPO, "dist/src/cli/main.js");
 const MINIMAL = path.join(BENCH, "minimal-mcp-http-server.mjs");
 const PROBE = path.join(BENCH, "heap-probe.mjs");
 const PROTOCOL = "2025-06-18";
