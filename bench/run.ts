@@ -210,7 +210,7 @@ async function measureSize(count: number, shape: TreeShape, settings: ReturnType
     result.ops = ops.ok ? (JSON.parse(fs.readFileSync(opsOut, "utf8")) as OperationsOutcome) : { error: ops.reason };
 
     log("   watching");
-    watchOutcomes.push(await measureWatch(manifest, settings.runs, root));
+    watchOutcomes.push({ ...(await measureWatch(manifest, settings.runs, root)), tree: shape });
 
     log("   MCP round trips");
     try {

@@ -44,6 +44,8 @@ export interface WatchSetUp {
 
 export interface WatchOutcome {
   count: number;
+  /** Which tree (simple or real-shaped), when a run measures more than one. */
+  tree?: string;
   setUp: WatchSetUp[];
   /** `refreshAfterChange` told the edited skill directory, per edit. */
   partialRefresh?: Summary;
@@ -175,24 +177,25 @@ export function renderWatchSection(outcomes: readonly WatchOutcome[]): string {
     "replaced. Memory: heap plus external after a full collection, and resident set, grown over the",
     "set-up. Target at 10,000 skills: set-up ≤ 150 ms and ≤ 10 MB; refresh after one edit ≤ 2 ms.",
     "",
-    "| skills | way | directories watched | set-up ms | CPU ms | CPU × floor | largest loop delay ms | heap+external MB | RSS MB |",
+    "| skills, tree | way | directories watched | set-up ms | CPU ms | CPU × floor | largest loop delay ms | heap+external MB | RSS MB |",
     "|---:|---|---:|---:|---:|---:|---:|---:|---:|",
   ];
+  const label = (outcome: WatchOutcome): string => `${outcome.count.toLocaleString("en-US")}${outcome.tree ? ` ${outcome.tree}` : ""}`;
   for (const outcome of outcomes) {
     const floor = outcome.setUp.find((s) => s.mode === "floor");
     for (const row of outcome.setUp) {
       const ratio = floor ? `${fixed(row.cpuMs / floor.cpuMs, 2)}×` : "–";
       lines.push(
-        `| ${outcome.count.toLocaleString("en-US")} | ${row.mode} | ${row.mode === "recursive" ? `${row.watched} sources` : row.watched.toLocaleString("en-US")} | ${fixed(row.ms)} | ${fixed(row.cpuMs)} | ${ratio} | ${fixed(row.delayMs)} | ${fixed(row.heapBytes / MB)} | ${fixed(row.rssBytes / MB)} |`,
+        `| ${label(outcome)} | ${row.mode} | ${row.mode === "recursive" ? `${row.watched} sources` : row.watched.toLocaleString("en-US")} | ${fixed(row.ms)} | ${fixed(row.cpuMs)} | ${ratio} | ${fixed(row.delayMs)} | ${fixed(row.heapBytes / MB)} | ${fixed(row.rssBytes / MB)} |`,
       );
     }
-    for (const failure of outcome.failures) lines.push(`| ${outcome.count.toLocaleString("en-US")} | ${failure.mode} | failed: ${failure.reason} | | | | | | |`);
+    for (const failure of outcome.failures) lines.push(`| ${label(outcome)} | ${failure.mode} | failed: ${failure.reason} | | | | | | |`);
   }
   lines.push(
     "",
     "Refresh after one edit of a SKILL.md, ms (median, min–max over the runs; the whole rescan re-reads the one file too). Process CPU time would count the collector's and the parse workers' threads, so this is wall time: on a loaded machine the minimum is the figure closest to the work itself.",
     "",
-    "| skills | told the changed directory (watcher) | whole rescan | ratio |",
+    "| skills, tree | told the changed directory (watcher) | whole rescan | ratio |",
     "|---:|---:|---:|---:|",
   );
   for (const outcome of outcomes) {
@@ -200,7 +203,7 @@ export function renderWatchSection(outcomes: readonly WatchOutcome[]): string {
     const whole = outcome.wholeRefresh;
     if (!partial || !whole) continue;
     lines.push(
-      `| ${outcome.count.toLocaleString("en-US")} | ${fixed(partial.median, 2)} (${fixed(partial.min, 2)}–${fixed(partial.max, 2)}) | ${fixed(whole.median)} (${fixed(whole.min)}–${fixed(whole.max)}) | ${fixed(whole.median / partial.median, 0)}× |`,
+      `| ${label(outcome)} | ${fixed(partial.median, 2)} (${fixed(partial.min, 2)}–${fixed(partial.max, 2)}) | ${fixed(whole.median)} (${fixed(whole.min)}–${fixed(whole.max)}) | ${fixed(whole.median / partial.median, 0)}× |`,
     );
   }
   return `${lines.join("\n")}\n`;
