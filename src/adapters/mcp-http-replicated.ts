@@ -30,13 +30,13 @@ import type { Session, SessionOptions } from "../session/session.js";
 import { SessionGoneError, type StoredSession, type StoredSessionOptions } from "../session/stored-session.js";
 import type { SessionStore, StoreMessage, StoreSubscription } from "../session/store.js";
 import { parseAllowedOrigin, parseBindAddress, requestAllowed } from "./mcp-http-address.js";
+import { readJsonBody, sendError } from "./mcp-http-body.js";
 import { stampRegistryDigest } from "./registry-digest-header.js";
 import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, defaultMaxSessions } from "./mcp-http-defaults.js";
 import { createMcpConnection, type McpServerOptions, type McpSessionFactory } from "./mcp.js";
 import { answerStateless, isStatelessRequest } from "./mcp-stateless.js";
 
 export const MCP_HTTP_PATH = "/mcp";
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const MAX_SWEEP_INTERVAL_MS = 60_000;
 /** Idle sessions one sweep ends at most; the next sweep takes the rest. */
 const SWEEP_BATCH = 100;
@@ -415,24 +415,3 @@ function idempotencyKeyOf(stored: StoredSession, requestId: unknown): string | u
   return requestId === undefined || requestId === null ? undefined : `${stored.id}:${JSON.stringify(requestId)}`;
 }
 
-type BodyResult = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
-
-async function readJsonBody(req: http.IncomingMessage): Promise<BodyResult> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return { ok: false, status: 413, code: -32600, message: "Request body too large" };
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown };
-  } catch {
-    return { ok: false, status: 400, code: -32700, message: "Parse error: the request body is not JSON" };
-  }
-}
-
-function sendError(res: http.ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
-}

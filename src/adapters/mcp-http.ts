@@ -13,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { parseAllowedOrigin, parseBindAddress, requestAllowed } from "./mcp-http-address.js";
+import { readJsonBody, sendError } from "./mcp-http-body.js";
 import { stampRegistryDigest } from "./registry-digest-header.js";
 import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, defaultMaxSessions, SESSION_CAP_RETRY_AFTER_SECONDS } from "./mcp-http-defaults.js";
 
@@ -22,7 +23,6 @@ import { createMcpConnection, type McpConnection, type McpServerOptions, type Mc
 import { answerStateless, isStatelessRequest } from "./mcp-stateless.js";
 
 export const MCP_HTTP_PATH = "/mcp";
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const WRITE_HIGH_WATER_MARK = 2 * 1024 * 1024;
 /** Upper bound on how late past its timeout an idle session is noticed. */
 const MAX_SWEEP_INTERVAL_MS = 60_000;
@@ -245,24 +245,3 @@ function isJsonContent(contentType: string | undefined): boolean {
   return contentType !== undefined && contentType.toLowerCase().includes("application/json");
 }
 
-type BodyResult = { ok: true; value: unknown } | { ok: false; status: number; code: number; message: string };
-
-async function readJsonBody(req: http.IncomingMessage): Promise<BodyResult> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return { ok: false, status: 413, code: -32600, message: "Request body too large" };
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown };
-  } catch {
-    return { ok: false, status: 400, code: -32700, message: "Parse error: the request body is not JSON" };
-  }
-}
-
-function sendError(res: http.ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
-}
