@@ -114,39 +114,31 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   let serving: { done?: Promise<void>; notifyToolsChanged(): Promise<void>; close(): Promise<void> };
   let heartbeat: { beat(): Promise<void>; stop(): void } | null = null;
   try {
-    if (options.http !== undefined && store) {
-      const { serveMcpHttpReplicated } = await import("../../adapters/mcp-http-replicated.js");
-      const http = await serveMcpHttpReplicated(runtime, serverOptions, {
+    if (options.http !== undefined) {
+      const listen = {
         port: options.http,
         host: bind!.listenHost,
         registryDigest: () => runtime.registryDigest(),
         ...(options.idleTimeout !== undefined ? { idleTimeoutMs: options.idleTimeout * 1000 } : {}),
         ...(options.allowedOrigin ? { allowedOrigins: options.allowedOrigin } : {}),
         ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
-      });
-      out.log(`sessions in ${describeDatabaseUrl(options.store!)}`);
-      // Before "listening": whoever waits for that line finds this replica in the store already.
-      const beating = startReplicaHeartbeat(store, defaultReplicaName(http.port), () => runtime.registryDigest(), {
-        onError: (error) => out.log(`warning: replica heartbeat: ${(error as Error).message}`),
-      });
-      heartbeat = beating;
-      await beating.first;
-      out.log(`listening on ${http.url}`);
-      if (!bind!.loopback) {
-        out.log(`warning: bound to ${options.host}: any machine that can reach it can read your skills`);
+      };
+      let http: { url: string; port: number; notifyToolsChanged(): Promise<void>; close(): Promise<void> };
+      if (store) {
+        const { serveMcpHttpReplicated } = await import("../../adapters/mcp-http-replicated.js");
+        http = await serveMcpHttpReplicated(runtime, serverOptions, listen);
+        out.log(`sessions in ${describeDatabaseUrl(options.store!)}`);
+        // Before "listening": whoever waits for that line finds this replica in the store already.
+        const beating = startReplicaHeartbeat(store, defaultReplicaName(http.port), () => runtime.registryDigest(), {
+          onError: (error) => out.log(`warning: replica heartbeat: ${(error as Error).message}`),
+        });
+        heartbeat = beating;
+        await beating.first;
+      } else {
+        // The MCP SDK loads only for this command; every other command starts without it.
+        const { serveMcpHttp } = await import("../../adapters/mcp-http.js");
+        http = await serveMcpHttp(runtime, serverOptions, listen);
       }
-      serving = http;
-    } else if (options.http !== undefined) {
-      // The MCP SDK loads only for this command; every other command starts without it.
-      const { serveMcpHttp } = await import("../../adapters/mcp-http.js");
-      const http = await serveMcpHttp(runtime, serverOptions, {
-        port: options.http,
-        host: bind!.listenHost,
-        registryDigest: () => runtime.registryDigest(),
-        ...(options.idleTimeout !== undefined ? { idleTimeoutMs: options.idleTimeout * 1000 } : {}),
-        ...(options.allowedOrigin ? { allowedOrigins: options.allowedOrigin } : {}),
-        ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
-      });
       out.log(`listening on ${http.url}`);
       if (!bind!.loopback) {
         out.log(`warning: bound to ${options.host}: any machine that can reach it can read your skills`);
