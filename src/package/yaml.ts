@@ -3,7 +3,7 @@
  * constructs code.
  *
  * Two tiers, both giving YAML 1.2 core-schema results:
- * 1. A fast path for the common shape (scalar lines, simple block scalars, one nested map) —
+ * 1. A fast path for the common shape (scalar lines, simple block scalars, lists, nested maps) —
  *    every skill of the real corpus and of the benchmark trees. It accepts only text whose
  *    meaning is unambiguous and hands anything else down, so it can never read a document
  *    differently from a real parser (a property test checks that against `yaml`).
