@@ -16,6 +16,8 @@ import {
 import type { ScopedRegistry, Scope } from "../access/types.js";
 import type { RegisteredSkill } from "../registry/types.js";
 import type { Session, SessionOptions } from "../session/session.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import * as z from "zod/v4";
 import { attachSkillPrompts, SKILL_PROMPTS_CAPABILITIES } from "./mcp-prompts.js";
 import { attachSkillsExtension, SKILLS_EXTENSION_CAPABILITIES, SKILLS_EXTENSION_ID } from "./mcp-skills-extension.js";
@@ -63,6 +65,18 @@ const LENIENT_CALL_TOOL_REQUEST = CallToolRequestSchema.extend({
   params: CallToolRequestParamsSchema.extend({ arguments: z.unknown().optional() }),
 });
 
+/**
+ * One JSON Schema validator for every connection, made on first use. The SDK's `Server` builds
+ * an Ajv instance with its formats for each server unless given one: measured here that was most
+ * of what a new connection cost (about 5 KB of heap per idle session and a share of its CPU), for
+ * a validator only elicitation uses, which this server never sends. Ajv keeps no per-connection
+ * state, so sharing it is safe.
+ */
+let ajv: AjvJsonSchemaValidator | undefined;
+const SHARED_SCHEMA_VALIDATOR: jsonSchemaValidator = {
+  getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
+};
+
 const TOOL_ANNOTATIONS = { title: "Skills", readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
 /** What the server offers: the tool, the prompts, and the Skills Extension with the resources it serves files through. */
@@ -84,6 +98,7 @@ export function createMcpConnection(
     { name: "skillport", version: options.version },
     {
       capabilities: mcpServerCapabilities(),
+      jsonSchemaValidator: SHARED_SCHEMA_VALIDATOR,
       // No skills, no instructions: an empty block would only cost the client's context.
       ...(catalog !== "" ? { instructions: sharedText(instructionsTexts, catalog, () => `${INSTRUCTIONS_PREAMBLE}\n\n${catalog}`) } : {}),
     },
