@@ -14,6 +14,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { parseAllowedOrigin, parseBindAddress, requestAllowed } from "./mcp-http-address.js";
 import { readJsonBody, sendError } from "./mcp-http-body.js";
+import { answerDirectToolCall, directToolCall } from "./mcp-http-direct-call.js";
 import { stampRegistryDigest } from "./registry-digest-header.js";
 import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, defaultMaxSessions, SESSION_CAP_RETRY_AFTER_SECONDS } from "./mcp-http-defaults.js";
 
@@ -138,6 +139,8 @@ export async function serveMcpHttp(
       if (req.method === "POST" && isJsonContent(req.headers["content-type"])) {
         const body = await readJsonBody(req);
         if (!body.ok) return sendError(res, body.status, body.code, body.message);
+        const call = directToolCall(req, body.value, entry.connection);
+        if (call) return answerDirectToolCall(res, entry.connection, sessionId, call);
         return entry.transport.handleRequest(req, res, body.value);
       }
       return entry.transport.handleRequest(req, res);

@@ -47,6 +47,13 @@ export interface McpServerOptions {
 export interface McpConnection {
   readonly server: Server;
   readonly session: Session;
+  /** True when a `tools/call` of this name reaches the session: the `skill` tool, offered to this client. */
+  takesToolCall(name: string): boolean;
+  /**
+   * Answers a `tools/call` of the `skill` tool (after `takesToolCall`): the one place its result is
+   * shaped, for the SDK's handler and for the HTTP server's direct path alike.
+   */
+  callSkillTool(args: unknown, requestId: string | number): Promise<CallToolResult>;
   /**
    * Tells the client the skills changed: `tools/list_changed` (the catalog rides in the tool
    * description), `resources/list_changed` (the extension) and `prompts/list_changed`.
@@ -121,16 +128,20 @@ export function createMcpConnection(
   // the MCP schema first, so `arguments` that are not an object (an array, a string) came back as
   // a JSON-RPC internal error carrying a raw schema dump, where the library answers the same call
   // with the `invalid_arguments` envelope (SPEC §4, §7). Here the call reaches the session as sent.
-  Protocol.prototype.setRequestHandler.call(server, LENIENT_CALL_TOOL_REQUEST, async (request, extra): Promise<CallToolResult> => {
-    if (request.params.name !== session.tool.name || toolWithheld()) {
-      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. This server has one tool, \`skill\`.`);
-    }
-    const { envelope, text } = await session.invoke(request.params.arguments ?? {}, { toolCallId: String(extra.requestId) });
+  const takesToolCall = (name: string): boolean => name === session.tool.name && !toolWithheld();
+  const callSkillTool = async (args: unknown, requestId: string | number): Promise<CallToolResult> => {
+    const { envelope, text } = await session.invoke(args ?? {}, { toolCallId: String(requestId) });
     return {
       content: [{ type: "text", text }],
       structuredContent: envelope as unknown as Record<string, unknown>,
       ...(envelope.ok ? {} : { isError: true }),
     };
+  };
+  Protocol.prototype.setRequestHandler.call(server, LENIENT_CALL_TOOL_REQUEST, async (request, extra): Promise<CallToolResult> => {
+    if (!takesToolCall(request.params.name)) {
+      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. This server has one tool, \`skill\`.`);
+    }
+    return callSkillTool(request.params.arguments, extra.requestId);
   });
 
   server.onerror = (error) => options.log(`mcp: ${error.message}`);
@@ -139,6 +150,8 @@ export function createMcpConnection(
   return {
     server,
     session,
+    takesToolCall,
+    callSkillTool,
     async notifyToolsChanged() {
       if (closed) return;
       const sends: Array<[string, () => Promise<void>]> = [
