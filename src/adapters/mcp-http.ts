@@ -139,7 +139,8 @@ export async function serveMcpHttp(
       if (req.method === "POST" && isJsonContent(req.headers["content-type"])) {
         const body = await readJsonBody(req);
         if (!body.ok) return sendError(res, body.status, body.code, body.message);
-        const call = directToolCall(req, body.value, entry.connection);
+        // Ended while its body was read: the transport, closed by then, answers 404 as it should.
+        const call = entries.get(sessionId) === entry ? directToolCall(req, body.value, entry.connection) : null;
         if (call) return answerDirectToolCall(res, entry.connection, sessionId, call);
         return entry.transport.handleRequest(req, res, body.value);
       }
