@@ -10,7 +10,8 @@ import { forgetSkillBody } from "../package/body.js";
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
 import type { FileStamp, SkillPackage } from "../package/types.js";
 import { MAX_SKILL_DEPTH, type FoundSkill, type SourceDiscovery } from "./discover.js";
-import { rankSkills, type RankedSkills } from "./precedence.js";
+import { rankSkills } from "./precedence.js";
+import { candidatesOf, rankingAfter, type Ranking } from "./ranking-update.js";
 import { defaultLabel, privateRootsOf, visibilityGroup, walkOptionsOf, type VisibilityGroup } from "./sources.js";
 import type { LoadedSkill } from "./skill-wire.js";
 import { TimeSlicer } from "./time-slice.js";
@@ -138,8 +139,8 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
   /** Changes waiting for the follow-up scan; "all" once any caller asked for a whole rescan. */
   let pendingChanges: Map<number, Set<string> | null> | "all" | null = null;
   let lastFoundCount = 0;
-  /** The last ranking and its input: an unchanged rescan yields the very same records, so it is reused. */
-  let lastRanking: { candidates: RegisteredSkill[]; ranked: RankedSkills } | null = null;
+  /** The last ranking and its input: a rescan that changed a few records or none patches or reuses it. */
+  let lastRanking: Ranking | null = null;
   let scanSerial = 0;
   let inFlight: Promise<RefreshOutcome> | null = null;
   let followUp: Promise<RefreshOutcome> | null = null;
@@ -192,11 +193,12 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       cache.set(found.skillFile, entry);
       return entry;
     };
-    const inputFor = (index: number, counted: () => void, subtree?: string): WalkInput => ({
+    /** `inside`: for a subtree, what the last walk found in it (the caller has it at hand). */
+    const inputFor = (index: number, counted: () => void, subtree?: string, inside?: readonly FoundSkill[]): WalkInput => ({
       source: subtree ?? sources[index]!.path,
       // A subtree walked on its own still lets links lead anywhere in the source, as a whole walk does.
       options: subtree === undefined ? walkOptionsOf(sources[index]!, privateRoots) : { linkRoot: sources[index]!.path, ...walkOptionsOf(sources[index]!, privateRoots) },
-      previous: subtree === undefined ? (lastFound.get(index) ?? []) : (lastFound.get(index) ?? []).filter((found) => isWithin(found.dir, subtree)),
+      previous: subtree === undefined ? (lastFound.get(index) ?? []) : (inside ?? (lastFound.get(index) ?? []).filter((found) => isWithin(found.dir, subtree))),
       stampOf: (found) => {
         const entry = cache.get(found.skillFile);
         return entry && !entry.lastGood ? entry.stamp : undefined;
@@ -222,7 +224,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     /** SKILL.md files a partial walk no longer found where they were. */
     const gone: string[] = [];
     for (const [index, dirs] of partial) {
-      const changed = await walkChanged(sources[index]!.path, dirs, lastFound.get(index)!, lastWalkReports.get(index) ?? NO_REPORT, (dir) => inputFor(index, () => {}, dir), slicer);
+      const changed = await walkChanged(sources[index]!.path, dirs, lastFound.get(index)!, lastWalkReports.get(index) ?? NO_REPORT, (dir, inside) => inputFor(index, () => {}, dir, inside), slicer);
       if (!changed) {
         whole.push(index);
         continue;
@@ -257,7 +259,6 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     const nextWalkReports = new Map<number, WalkReport>();
     const nextCandidates = new Map<number, RegisteredSkill[]>();
     const nextEntryDiagnostics = new Map<number, Diagnostic[]>();
-    const candidates: RegisteredSkill[] = [];
     for (const [index, walk] of walks.entries()) {
       if (!walk) continue;
       const discovery = walk.discovery;
@@ -272,7 +273,6 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
         // Not walked: its records and file diagnostics are the last scan's, taken whole.
         const records = lastCandidates.get(index) ?? [];
         const fileDiagnostics = lastEntryDiagnostics.get(index) ?? [];
-        for (let i = 0; i < records.length; i++) candidates.push(records[i]!);
         for (let i = 0; i < fileDiagnostics.length; i++) tag(fileDiagnostics[i]!, group);
         nextCandidates.set(index, records);
         nextEntryDiagnostics.set(index, fileDiagnostics);
@@ -294,9 +294,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
           }
         }
         if (!entry.skill) continue;
-        const record = recordOf(entry, source, index);
-        candidates.push(record);
-        records.push(record);
+        records.push(recordOf(entry, source, index));
         // An await per skill costs a microtask turn each; yield only when the slice is used up.
         if (slicer.due()) await slicer.yield();
       }
@@ -304,8 +302,9 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       nextEntryDiagnostics.set(index, fileDiagnostics);
     }
 
-    const ranked = lastRanking && sameRecords(lastRanking.candidates, candidates) ? lastRanking.ranked : (lastRanking && rankedInPlace(lastRanking, candidates)) || (await rankSkills(candidates, slicer));
-    lastRanking = { candidates, ranked };
+    // Records are handed over per source: a source a partial rescan took as it was is the same array.
+    const ranked = (lastRanking && rankingAfter(lastRanking, nextCandidates, (index) => sources[index]!.origin)) || (await rankSkills(candidatesOf(nextCandidates), slicer));
+    lastRanking = { bySource: nextCandidates, ranked };
     for (const d of ranked.diagnostics) report(d, ranked.diagnosticGroups.get(d)!);
     const env = copyEnv(readEnv());
     const changed = !sameContent(current, ranked.skills, diagnostics, env);
@@ -329,7 +328,8 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     if (!changed) return { ok: true, snapshot: current, changed: false };
     const next: RegistrySnapshot = Object.freeze({
       version: current.version + 1,
-      skills: Object.freeze(ranked.skills),
+      // A frozen copy: the ranking keeps its own array to patch, and copying a frozen one is slow.
+      skills: Object.freeze(ranked.skills.slice()),
       diagnostics: Object.freeze(diagnostics),
       env,
     });
@@ -511,32 +511,6 @@ function registerSkill(skill: SkillPackage, source: SkillSource, sourceIndex: nu
   return Object.freeze(record);
 }
 
-/**
- * The last ranking redone without ranking: when the last one had no collision at all and every
- * candidate keeps its name, group and place (an edit of a skill's text, the common change a
- * watcher reports), each new record simply takes its predecessor's place. Over 10,000 skills
- * this is a pass of pointer swaps where a ranking costs milliseconds. Null when it does not apply.
- */
-function rankedInPlace(last: { candidates: readonly RegisteredSkill[]; ranked: RankedSkills }, candidates: readonly RegisteredSkill[]): RankedSkills | null {
-  if (last.ranked.diagnostics.length > 0 || last.candidates.length !== candidates.length || last.ranked.skills.length !== candidates.length) return null;
-  // Copied by an index loop: the last ranking's array is frozen in its snapshot, and `slice()`
-  // of a frozen array took the slow generic path (a millisecond over 10,000 skills).
-  const previous = last.ranked.skills;
-  const skills = new Array<RegisteredSkill>(previous.length);
-  for (let i = 0; i < previous.length; i++) skills[i] = previous[i]!;
-  for (let i = 0; i < candidates.length; i++) {
-    const before = last.candidates[i]!;
-    const after = candidates[i]!;
-    if (before === after) continue;
-    if (before.name !== after.name || before.sourceIndex !== after.sourceIndex) return null;
-    // Nearly always one or two records change: finding each costs less than a map of them all.
-    const at = skills.indexOf(before);
-    if (at < 0) return null;
-    skills[at] = after;
-  }
-  return { skills, diagnostics: [], diagnosticGroups: new Map() };
-}
-
 /** Whether `dir` is `root` or lies inside it. */
 function isWithin(dir: string, root: string): boolean {
   // The separator after the root first: a sibling (the common case, thousands per partial
@@ -556,7 +530,7 @@ async function walkChanged(
   changed: readonly string[],
   previous: readonly FoundSkill[],
   previousReport: WalkReport,
-  inputFor: (dir: string) => WalkInput,
+  inputFor: (dir: string, inside: readonly FoundSkill[]) => WalkInput,
   slicer: TimeSlicer,
 ): Promise<{ walk: SourceWalk; gone: string[] } | null> {
   let realRoot: string;
@@ -575,7 +549,20 @@ async function walkChanged(
   let failed = false;
   const gone: string[] = [];
   for (const dir of roots) {
-    const walk = await walkHere(inputFor(dir), slicer);
+    // One pass over the source's skills, not one per question: which the last walk found inside
+    // `dir`, which elsewhere, and where the first inside one stood.
+    const inside: FoundSkill[] = [];
+    const kept: FoundSkill[] = [];
+    let at = -1;
+    for (let i = 0; i < found.length; i++) {
+      const skill = found[i]!;
+      if (!isWithin(skill.dir, dir)) kept.push(skill);
+      else {
+        if (at < 0) at = kept.length;
+        inside.push(skill);
+      }
+    }
+    const walk = await walkHere(inputFor(dir, inside), slicer);
     reads += walk.reads;
     // Unreadable now (not missing): keep what was found there, as a whole walk would.
     if (walk.discovery.failed) {
@@ -584,12 +571,10 @@ async function walkChanged(
       continue;
     }
     const fresh = walk.discovery.found.filter((skill) => !isWithin(skill.dir, realRoot) || depthBelow(realRoot, skill.dir) <= MAX_SKILL_DEPTH);
-    const at = found.findIndex((skill) => isWithin(skill.dir, dir));
-    const kept = found.filter((skill) => !isWithin(skill.dir, dir));
     const stillThere = new Set(fresh.map((skill) => skill.skillFile));
-    for (const skill of found) if (isWithin(skill.dir, dir) && !stillThere.has(skill.skillFile)) gone.push(skill.skillFile);
+    for (const skill of inside) if (!stillThere.has(skill.skillFile)) gone.push(skill.skillFile);
     const insertAt = at >= 0 ? at : placeInWalkOrder(kept, dir);
-    found = [...kept.slice(0, insertAt), ...fresh, ...kept.slice(insertAt)];
+    found = kept.slice(0, insertAt).concat(fresh, kept.slice(insertAt));
     // A path that is a file now simply holds no skills; as a source it would be "not a directory".
     const fromWalk = walk.discovery.diagnostics.filter((d) => !(d.code === "source_not_directory" && d.path === dir));
     diagnostics = diagnostics.filter((d) => !isWithin(d.path, dir)).concat(fromWalk);
@@ -617,12 +602,6 @@ function comparePaths(a: readonly string[], b: readonly string[]): number {
   return a.length - b.length;
 }
 
-function sameRecords(a: readonly RegisteredSkill[], b: readonly RegisteredSkill[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 function copyEnv(env: Record<string, string | undefined>): Readonly<Record<string, string>> {
   const copy: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) if (typeof value === "string") copy[key] = value;
@@ -638,7 +617,18 @@ function sameContent(
   if (previous === EMPTY_SNAPSHOT) return false;
   if (previous.skills.length !== skills.length) return false;
   for (let i = 0; i < skills.length; i++) if (previous.skills[i] !== skills[i]) return false;
-  if (JSON.stringify(previous.diagnostics) !== JSON.stringify(diagnostics)) return false;
+  if (!sameDiagnostics(previous.diagnostics, diagnostics)) return false;
   const keys = Object.keys(env);
   return keys.length === Object.keys(previous.env).length && keys.every((k) => previous.env[k] === env[k]);
+}
+
+/**
+ * Equal as JSON, compared one diagnostic at a time: most are the very objects the last scan
+ * reported (from the cache and the walks' reports), so the text of only the others is made,
+ * not the whole list's at every rescan.
+ */
+function sameDiagnostics(a: readonly Diagnostic[], b: readonly Diagnostic[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && JSON.stringify(a[i]) !== JSON.stringify(b[i])) return false;
+  return true;
 }

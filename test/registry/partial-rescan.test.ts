@@ -72,6 +72,39 @@ test("a partial rescan equals a whole one through edits, additions, removals, co
   assert.ok(!registry.snapshot().diagnostics.some((d) => d.code === "shadowed"));
 });
 
+test("an edit in sources of every origin, configured out of precedence order, ranks as a whole rescan does; the snapshot before stays as it was", async (t) => {
+  const parent = tempDir(t);
+  const origins: SkillSource[] = [
+    { path: path.join(parent, "bundled"), origin: "bundled" },
+    { path: path.join(parent, "global"), origin: "global" },
+    { path: path.join(parent, "agent"), origin: "agent", agentId: "a1" },
+    { path: path.join(parent, "project"), origin: "project", projectId: "p1" },
+    { path: path.join(parent, "global2"), origin: "global" },
+  ];
+  for (const [index, source] of origins.entries()) for (const name of ["one", "two", "three"]) writeSkill(source.path, `${name}-${index}`);
+  const registry = createRegistry(origins, { env: () => ({}) });
+  const twin = createRegistry(origins, { env: () => ({}) });
+  t.after(() => Promise.all([registry.close(), twin.close()]));
+  await registry.refresh();
+  for (const [index, source] of origins.entries()) {
+    for (const name of ["one", "three"]) {
+      const before = registry.snapshot();
+      const shown = before.skills.map((s) => [s.name, s.description]);
+      writeSkill(source.path, `${name}-${index}`, { description: `Edited in ${index}.` });
+      const outcome = await registry.refreshAfterChange(new Map([[index, [path.join(source.path, `${name}-${index}`)]]]));
+      assert.ok(outcome.ok && outcome.changed, `${name}-${index}`);
+      await twin.refresh();
+      assert.deepEqual(meaning(registry.snapshot()), meaning(twin.snapshot()), `${name}-${index}`);
+      assert.deepEqual(
+        before.skills.map((s) => [s.name, s.description]),
+        shown,
+        "a snapshot already handed out never changes",
+      );
+      assert.ok(Object.isFrozen(registry.snapshot().skills));
+    }
+  }
+});
+
 test("a partial rescan walks nothing outside the changed directories", async (t) => {
   const root = tempDir(t);
   for (let i = 0; i < 5; i++) writeSkill(root, `s${i}`);
