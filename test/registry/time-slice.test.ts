@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import test from "node:test";
+import { performance } from "node:perf_hooks";
 import { TimeSlicer } from "../../src/registry/time-slice.js";
 
 test("tasks sharing a slicer get one slice per turn of the event loop, first come first served", async () => {
@@ -60,4 +61,31 @@ test("a resumed task starts a fresh slice: its clock and its item count both sta
   while (!timed.due());
   await timed.yield();
   for (let i = 0; i < 8; i++) assert.equal(timed.due(), false, "the slice's clock restarted");
+});
+
+/** Keeps this thread busy for at least `ms`, as a long callback or a collection between two slices would. */
+function busyFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
+test("time the loop spent elsewhere since the last slice ended comes out of the next slice", async () => {
+  // A 50 ms slice with no minimum: other work of 60 ms between two slices uses the next one up.
+  const slicer = new TimeSlicer(50, 0);
+  const resumed = slicer.yield();
+  busyFor(60);
+  await resumed;
+  assert.deepEqual([slicer.due(), slicer.due(), slicer.due(), slicer.due()], [false, false, false, true], "due at the first clock reading");
+
+  // Without other work in between, the same slicer's next slice is whole.
+  await slicer.yield();
+  for (let i = 0; i < 8; i++) assert.equal(slicer.due(), false, "a slice after an idle turn keeps its budget");
+});
+
+test("a slice after a long stretch of other work still keeps its minimum, so a scan makes headway", async () => {
+  const slicer = new TimeSlicer(200, 100);
+  const resumed = slicer.yield();
+  busyFor(300);
+  await resumed;
+  for (let i = 0; i < 8; i++) assert.equal(slicer.due(), false, "the minimum slice is left");
 });
