@@ -7,8 +7,9 @@
  * Bounded four ways, because the directory is the author's and may be anything: files at most
  * five directories below the skill, 500 files listed, 500 directories read and 5,000 directory
  * entries read in all. A `references/` holding 100,000 directories then costs a bounded walk,
- * and the listing says it was cut. The walk is asynchronous: every directory is read in batches
- * off the event loop, so no session waits while another's activation lists a large package.
+ * and the listing says it was cut. The walk is asynchronous past its first few small directories
+ * (see `SYNC_READ_DIRECTORIES`): every larger or later directory is read in batches off the event
+ * loop, so no session waits while another's activation lists a large package.
  * A listing is kept while no directory it read has changed (see `cachedOrWalked`), so a
  * package activated again, by any session, costs a `stat` per directory; a file added shows at
  * the next listing. Concurrent listings of one directory share one walk.
@@ -40,6 +41,16 @@ export const MAX_RESOURCE_ENTRIES_READ = 5_000;
 
 /** Entries fetched per read of a directory: each batch is one trip off the event loop. */
 const READ_BATCH = 128;
+
+/**
+ * Directories of one walk read synchronously, each only when it holds at most one batch: a few
+ * system calls of a few microseconds each, where every trip through the thread pool costs tens
+ * and waits its turn on the loop. Real packages have one to three directories of a handful of
+ * entries, so a first activation lists them without leaving the turn (that trip was about half
+ * of an activation call); a larger directory, and every directory past these, is read off the
+ * event loop as before, so a wide package still never holds it.
+ */
+const SYNC_READ_DIRECTORIES = 16;
 
 export interface ResourceListing {
   /** Files under `scripts/`, as absolute paths. */
@@ -156,12 +167,14 @@ class PackageWalk {
   private readonly directories: CachedListing["directories"] = [];
   /** False once a directory could not be read whole: such a listing is not kept. */
   private keepable = true;
+  private syncReadsLeft = SYNC_READ_DIRECTORIES;
 
   constructor(private readonly dir: string) {}
 
   async run(): Promise<CachedListing> {
     try {
-      this.realDir = await fsp.realpath(this.dir);
+      // The same native call fs/promises makes, without the trip through the thread pool.
+      this.realDir = fs.realpathSync.native(this.dir);
       const top = await this.read("");
       if (top) await this.visit("", 0, top);
     } catch {
@@ -179,8 +192,16 @@ class PackageWalk {
       return null;
     }
     this.directoriesLeft--;
-    const entries: Dirent[] = [];
     const dirPath = path.join(this.dir, rel);
+    if (this.syncReadsLeft > 0) {
+      this.syncReadsLeft--;
+      // Stamped before its entries are read, so a change made while they are read shows as a new stamp.
+      const stamp = directoryStampSync(dirPath);
+      const small = smallListingSync(dirPath);
+      if (small) return this.took(small, dirPath, stamp);
+      // Larger than a batch, or unreadable: the asynchronous read below takes it from the start.
+    }
+    const entries: Dirent[] = [];
     // Stamped before its entries are read, so a change made while they are read shows as a new stamp.
     const stamped = directoryStamp(dirPath);
     try {
@@ -200,6 +221,22 @@ class PackageWalk {
       // A directory that fails part-way lists what was read.
     }
     const stamp = await stamped;
+    if (stamp === null) this.keepable = false;
+    else this.directories.push({ path: dirPath, stamp });
+    return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** A directory read whole in one go, counted against the bounds as the asynchronous read counts it. */
+  private took(listed: Dirent[], dirPath: string, stamp: string | null): Dirent[] {
+    const entries: Dirent[] = [];
+    for (const entry of listed) {
+      if (this.entriesLeft === 0) {
+        this.truncated = true;
+        break;
+      }
+      this.entriesLeft--;
+      entries.push(entry);
+    }
     if (stamp === null) this.keepable = false;
     else this.directories.push({ path: dirPath, stamp });
     return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -254,6 +291,37 @@ class PackageWalk {
       return (await fsp.stat(real)).isFile();
     } catch {
       return false;
+    }
+  }
+}
+
+/**
+ * Every entry of `dir` when it holds at most one batch, read synchronously; null when it holds
+ * more or cannot be read, for the asynchronous read to take from the start (reporting errors as
+ * it always has). Stopping one entry past the batch bounds the work to two batches.
+ */
+function smallListingSync(dir: string): Dirent[] | null {
+  let handle: fs.Dir;
+  try {
+    handle = fs.opendirSync(dir, { bufferSize: READ_BATCH });
+  } catch {
+    return null;
+  }
+  try {
+    const entries: Dirent[] = [];
+    for (;;) {
+      const entry = handle.readSync();
+      if (entry === null) return entries;
+      if (entries.length === READ_BATCH) return null;
+      entries.push(entry);
+    }
+  } catch {
+    return null;
+  } finally {
+    try {
+      handle.closeSync();
+    } catch {
+      // A handle that failed mid-read may be closed already; the listing above stands either way.
     }
   }
 }

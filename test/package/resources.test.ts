@@ -225,3 +225,59 @@ test("a resource whose name holds a backslash is not listed: a read takes the ba
   const read = await readConfinedFile(dir, "references/back\\slash.md");
   assert.equal(read.ok, false, "the read refuses what the listing leaves out");
 });
+
+test("a small package's first listing is read in the turn it is asked in, with no trip through the thread pool", async () => {
+  const dir = writeSkill(root, "small-first", "name: small-first\ndescription: d");
+  put(dir, { "references/guide.md": "x", "scripts/run.sh": "x", "forms.md": "x" });
+  const loop = countLoopTurns();
+  const listing = await listResources(dir);
+  const turns = loop.stop();
+  assert.deepEqual(listing, { scripts: [path.join(dir, "scripts/run.sh")], files: ["forms.md", "references/guide.md"], truncated: false });
+  assert.equal(turns, 0, "the walk never waited on the event loop");
+});
+
+/** Lists `dir` and counts the turns the event loop made meanwhile. */
+async function listCountingTurns(dir: string): Promise<{ files: readonly string[]; turns: number }> {
+  const loop = countLoopTurns();
+  const listing = await listResources(dir);
+  return { files: listing.files, turns: loop.stop() };
+}
+
+test("a directory of exactly one batch (128 entries) is still read in the turn; 129 are read off the loop", async () => {
+  for (const [count, readInTurn] of [[128, true], [129, false]] as const) {
+    const dir = writeSkill(root, `batch-${count}`, `name: batch-${count}\ndescription: d`);
+    const files: Record<string, string> = {};
+    // The skill directory holds SKILL.md and `references/`; `references/` holds `count` entries.
+    for (let i = 0; i < count; i++) files[`references/r${String(i).padStart(3, "0")}.md`] = "x";
+    put(dir, files);
+    const { files: listed, turns } = await listCountingTurns(dir);
+    assert.deepEqual(listed, Object.keys(files), `${count} entries listed whole`);
+    assert.equal(turns === 0, readInTurn, `${count} entries: the loop turned ${turns} times`);
+  }
+});
+
+test("the first 16 directories of a walk are read in the turn; a 17th is read off the loop", async () => {
+  // The skill directory and `themes/` are two directories; `themes/` holds the rest.
+  for (const [directories, readInTurn] of [[16, true], [17, false]] as const) {
+    const dir = writeSkill(root, `dirs-${directories}`, `name: dirs-${directories}\ndescription: d`);
+    const files: Record<string, string> = {};
+    for (let i = 0; i < directories - 2; i++) files[`themes/t${String(i).padStart(2, "0")}/a.md`] = "x";
+    put(dir, files);
+    const { files: listed, turns } = await listCountingTurns(dir);
+    assert.deepEqual(listed, Object.keys(files), `${directories} directories listed whole`);
+    assert.equal(turns === 0, readInTurn, `${directories} directories: the loop turned ${turns} times`);
+  }
+});
+
+test("a directory of more than one batch is listed whole, read off the event loop like a large package", async () => {
+  const dir = writeSkill(root, "one-batch-more", "name: one-batch-more\ndescription: d");
+  const files: Record<string, string> = {};
+  // 129 entries in `references/`, one past a batch of 128.
+  for (let i = 0; i < 129; i++) files[`references/r${String(i).padStart(3, "0")}.md`] = "x";
+  put(dir, files);
+  const loop = countLoopTurns();
+  const listing = await listResources(dir);
+  const turns = loop.stop();
+  assert.deepEqual(listing.files, Object.keys(files));
+  assert.ok(turns > 0, "the large directory was read through the thread pool");
+});
