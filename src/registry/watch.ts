@@ -36,7 +36,22 @@ export interface SourceWatcher {
 }
 
 const WATCHED_DIR = Symbol("watched directory");
-type DirectoryWatcher = fs.FSWatcher & { [WATCHED_DIR]: string };
+const OWNERS = Symbol("sources of the directory");
+const IS_SKILL = Symbol("skill directory");
+/**
+ * A watcher carries what is known of its directory, so the listeners shared by every watcher
+ * read it from `this`, and no object is made beside each of 10,000 watchers to hold it.
+ */
+type DirectoryWatcher = fs.FSWatcher & {
+  [WATCHED_DIR]: string;
+  /**
+   * The source the directory belongs to, or the sources when two share a tree: a number, not a
+   * list, for the one source nearly every directory has.
+   */
+  [OWNERS]: number | number[];
+  /** A skill directory: every event in it is a change of that skill. */
+  [IS_SKILL]: boolean;
+};
 const WATCH_OPTIONS = Object.freeze({ persistent: false });
 
 /** What the watcher needs from the registry it serves. */
@@ -63,14 +78,6 @@ interface WatchedSource {
   poll: NodeJS.Timeout | null;
 }
 
-interface WatchedDir {
-  watcher: fs.FSWatcher;
-  /** Sources this directory belongs to (one, unless two sources share a tree). */
-  sources: number[];
-  /** A skill directory: every event in it is a change of that skill. */
-  skill: boolean;
-}
-
 export function watchSources(paths: readonly string[], host: WatchHost, debounceMs: number): SourceWatcher {
   // A source without a usable path is reported by the registry; here it is simply never watched.
   const sources: WatchedSource[] = [];
@@ -78,7 +85,7 @@ export function watchSources(paths: readonly string[], host: WatchHost, debounce
     if (typeof p === "string" && p !== "") sources.push({ index, path: path.resolve(p), realRoot: null, identity: null, poll: null });
   });
   const sourceAt = new Map(sources.map((source) => [source.index, source]));
-  const dirs = new Map<string, WatchedDir>();
+  const dirs = new Map<string, DirectoryWatcher>();
   const diagnostics: Diagnostic[] = [];
   /** Per source, what events named since the last burst; null: walk the source whole. */
   let pending = new Map<number, Set<string> | null>();
@@ -106,30 +113,37 @@ export function watchSources(paths: readonly string[], host: WatchHost, debounce
     else known?.add(dir);
   };
 
-  const watchDir = (dir: string, index: number, skill: boolean): void => {
+  /** Watches `dir` for source `index`; true when it was not watched for that source before. */
+  const watchDir = (dir: string, index: number, skill: boolean): boolean => {
     const existing = dirs.get(dir);
     if (existing) {
-      if (!existing.sources.includes(index)) existing.sources.push(index);
-      existing.skill ||= skill;
-      return;
+      existing[IS_SKILL] ||= skill;
+      const owners = existing[OWNERS];
+      if (owners === index || (typeof owners !== "number" && owners.includes(index))) return false;
+      if (typeof owners === "number") existing[OWNERS] = [owners, index];
+      else owners.push(index);
+      return true;
     }
-    if (exhausted) return;
-    let watcher: fs.FSWatcher;
+    if (exhausted) return false;
+    let watcher: DirectoryWatcher;
     try {
       // Listeners shared by every watcher, which carries its directory: two closures per
       // directory were a third of the set-up's own cost at 10,000 skills.
       watcher = fs.watch(dir, WATCH_OPTIONS, onChangeEvent) as DirectoryWatcher;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
-      if (code === "ENOENT" || code === "ENOTDIR") return;
+      if (code === "ENOENT" || code === "ENOTDIR") return false;
       if (code === "ENOSPC") exhausted = true;
       const why = code === "ENOSPC" ? "ENOSPC: the system's limit on watches, fs.inotify.max_user_watches, is reached" : code;
       diagnostics.push(diagnostic(dir, "warning", "watch_failed", `Cannot watch ${dir} (${why}); changes there show only after a refresh`));
-      return;
+      return false;
     }
-    (watcher as DirectoryWatcher)[WATCHED_DIR] = dir;
+    watcher[WATCHED_DIR] = dir;
+    watcher[OWNERS] = index;
+    watcher[IS_SKILL] = skill;
     watcher.on("error", onErrorEvent);
-    dirs.set(dir, { watcher, sources: [index], skill });
+    dirs.set(dir, watcher);
+    return true;
   };
 
   function onChangeEvent(this: DirectoryWatcher, _event: string, filename: string | Buffer | null): void {
@@ -139,20 +153,19 @@ export function watchSources(paths: readonly string[], host: WatchHost, debounce
   // A watched directory that goes away may end its watcher with an error: look at it again.
   function onErrorEvent(this: DirectoryWatcher): void {
     const dir = this[WATCHED_DIR];
-    const entry = dirs.get(dir);
-    if (entry?.watcher !== this) {
+    if (dirs.get(dir) !== this) {
       this.close();
       return;
     }
     unwatch(dir);
-    for (const owner of entry.sources) note(owner, dir);
+    for (const owner of ownersOf(this)) note(owner, dir);
     schedule();
   }
 
   const unwatch = (dir: string): void => {
-    const entry = dirs.get(dir);
-    if (!entry) return;
-    entry.watcher.close();
+    const watcher = dirs.get(dir);
+    if (!watcher) return;
+    watcher.close();
     dirs.delete(dir);
   };
 
@@ -160,12 +173,12 @@ export function watchSources(paths: readonly string[], host: WatchHost, debounce
     const entry = dirs.get(dir);
     if (!entry || closed) return;
     let changed = dir;
-    if (filename !== null && !entry.skill) {
+    if (filename !== null && !entry[IS_SKILL]) {
       const name = filename.toString();
       // A SKILL.md appearing in a category makes the category itself a skill.
       if (name !== "SKILL.md" && name !== "skill.md") changed = dir + path.sep + name;
     }
-    for (const index of entry.sources) note(index, changed);
+    for (const index of ownersOf(entry)) note(index, changed);
     schedule();
   };
 
@@ -175,31 +188,46 @@ export function watchSources(paths: readonly string[], host: WatchHost, debounce
    * listed, unless another known skill lies below it.
    */
   const cover = async (index: number, dir: string, depth: number, known: KnownTree, slicer: TimeSlicer): Promise<void> => {
-    const skill = known.skills.has(dir);
-    watchDir(dir, index, skill);
+    const skill = skillAt(known, dir) !== undefined;
+    if (watchDir(dir, index, skill) && skill) known.covered += 1;
     if ((skill && !known.ancestors.has(dir)) || depth >= MAX_SKILL_DEPTH || exhausted || closed) return;
-    let entries: fs.Dirent[];
+    // Names only: entry types doubled the cost of listing a source of 1,000 skills, and every
+    // skill the last scan found here is known to be a directory without them.
+    let names: string[];
     try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
+      names = fs.readdirSync(dir);
     } catch {
       return;
     }
-    for (const entry of entries) {
-      const name = entry.name;
+    const skillsHere = known.children.get(dir);
+    for (const name of names) {
       if (name.startsWith(".") || name === "node_modules" || (skill && RESOURCE_FOLDERS.has(name))) continue;
-      let child = dir + path.sep + name;
-      if (entry.isSymbolicLink()) {
-        const real = realDirectory(child);
-        if (real === null || known.seen.has(real)) continue;
-        known.seen.add(real);
-        child = real;
-      } else if (!entry.isDirectory()) continue;
-      const childIsSkill = known.skills.has(child);
-      const leadsToSkill = known.ancestors.has(child);
+      // A skill is found by its name and watched under the registry's own string for its path:
+      // joining a path per entry to look it up, then keeping the joined copy in the watch, was
+      // the largest cost of set-up beyond `fs.watch` itself, and a megabyte at 10,000 skills.
+      let canonical = skillsHere?.get(name);
+      let child: string;
+      if (canonical !== undefined) child = canonical;
+      else {
+        const joined = dir + path.sep + name;
+        const kind = entryKind(joined);
+        if (kind === "link") {
+          const real = realDirectory(joined);
+          if (real === null || known.seen.has(real)) continue;
+          known.seen.add(real);
+          canonical = skillAt(known, real);
+          child = real;
+        } else if (kind === "directory") child = joined;
+        else continue;
+      }
+      const childIsSkill = canonical !== undefined;
+      const leadsToSkill = known.ancestors.size > 0 && known.ancestors.has(child);
       // Inside a skill only the way to a skill below it is worth a watch.
       if (skill && !childIsSkill && !leadsToSkill) continue;
       // A skill with no skill below it is watched here: no listing, and no async call per skill.
-      if (childIsSkill && !leadsToSkill) watchDir(child, index, true);
+      if (childIsSkill && !leadsToSkill) {
+        if (watchDir(child, index, true)) known.covered += 1;
+      }
       else await cover(index, child, depth + 1, known, slicer);
       if (slicer.due()) await slicer.yield();
     }
@@ -216,16 +244,22 @@ export function watchSources(paths: readonly string[], host: WatchHost, debounce
     }
     const known = knownTree(root, host.skillDirectories(source.index));
     await cover(source.index, root, 0, known, slicer);
-    // Skills reached through a link from outside the tree the walk above followed.
-    for (const dir of known.skills) if (!dirs.has(dir)) watchDir(dir, source.index, true);
+    // Skills reached through a link from outside the tree the walk above followed. Looked for
+    // only when the walk above did not watch every skill: a look-up per skill otherwise.
+    if (known.covered < known.count) for (const dir of known.list) if (!dirs.has(dir)) watchDir(dir, source.index, true);
   };
 
   const dropSource = (source: WatchedSource): void => {
-    for (const [dir, entry] of [...dirs]) {
-      const at = entry.sources.indexOf(source.index);
+    for (const [dir, watcher] of [...dirs]) {
+      const owners = watcher[OWNERS];
+      if (typeof owners === "number") {
+        if (owners === source.index) unwatch(dir);
+        continue;
+      }
+      const at = owners.indexOf(source.index);
       if (at < 0) continue;
-      entry.sources.splice(at, 1);
-      if (entry.sources.length === 0) unwatch(dir);
+      owners.splice(at, 1);
+      if (owners.length === 0) unwatch(dir);
     }
     source.realRoot = null;
     source.identity = null;
@@ -273,7 +307,7 @@ export function watchSources(paths: readonly string[], host: WatchHost, debounce
         continue;
       }
       // A file in a category holds no skill: only directories, and paths now gone, matter.
-      const relevant = [...dirsNamed].filter((dir) => dirs.get(dir)?.skill === true || !isOtherThanDirectory(dir));
+      const relevant = [...dirsNamed].filter((dir) => dirs.get(dir)?.[IS_SKILL] === true || !isOtherThanDirectory(dir));
       if (relevant.length > 0) changes.set(index, relevant);
     }
     pending = new Map();
@@ -299,7 +333,7 @@ export function watchSources(paths: readonly string[], host: WatchHost, debounce
           for (const watched of [...dirs.keys()]) if (isWithin(watched, dir)) unwatch(watched);
           continue;
         }
-        if (dirs.has(dir) && dirs.get(dir)!.skill) continue;
+        if (dirs.get(dir)?.[IS_SKILL] === true) continue;
         const within = host.skillDirectories(index).filter((skill) => isWithin(skill, dir));
         const known = knownTree(source.realRoot, within);
         await cover(index, dir, depthBelow(source.realRoot, dir), known, slicer);
@@ -324,7 +358,7 @@ export function watchSources(paths: readonly string[], host: WatchHost, debounce
       closed = true;
       if (timer) clearTimeout(timer);
       timer = null;
-      for (const entry of dirs.values()) entry.watcher.close();
+      for (const watcher of dirs.values()) watcher.close();
       dirs.clear();
       for (const source of sources) stopPolling(source);
     },
@@ -333,22 +367,48 @@ export function watchSources(paths: readonly string[], host: WatchHost, debounce
 
 /** The skill directories of a tree, and every directory on the way to one. */
 interface KnownTree {
-  skills: Set<string>;
+  /** Per directory, the skill directories right inside it by name, each the registry's own string for its path. */
+  children: Map<string, Map<string, string>>;
+  /** The skill directories as the registry listed them. */
+  list: readonly string[];
+  /** How many different ones. */
+  count: number;
   ancestors: Set<string>;
   /** Real directories reached through links, so a link loop is followed once. */
   seen: Set<string>;
+  /** Skills of the tree a cover of its source watched for that source. */
+  covered: number;
 }
 
 function knownTree(root: string, skillDirs: readonly string[]): KnownTree {
-  const skills = new Set(skillDirs);
+  const children = new Map<string, Map<string, string>>();
   const ancestors = new Set<string>();
-  for (const dir of skills) {
-    // Most skills sit right below the root: no ancestor to record, and no string to cut.
+  let lastParent: string | null = null;
+  let lastNames: Map<string, string> | null = null;
+  for (let i = 0; i < skillDirs.length; i++) {
+    const dir = skillDirs[i]!;
     const cut = dir.lastIndexOf(path.sep);
-    if (cut <= root.length || !isWithin(dir, root)) continue;
-    for (let parent = dir.slice(0, cut); parent.length > root.length && !ancestors.has(parent); parent = path.dirname(parent)) ancestors.add(parent);
+    // Most skills sit right below the root: their parent is the root's own string, no copy cut,
+    // and no ancestor to record.
+    const belowRoot = cut === root.length && dir.startsWith(root);
+    const parent = belowRoot ? root : dir.slice(0, cut);
+    let names: Map<string, string> | null | undefined = parent === lastParent ? lastNames : children.get(parent);
+    if (!names) children.set(parent, (names = new Map()));
+    lastParent = parent;
+    lastNames = names;
+    names.set(dir.slice(cut + 1), dir);
+    if (belowRoot || cut <= root.length || !isWithin(dir, root)) continue;
+    for (let up = parent; up.length > root.length && !ancestors.has(up); up = path.dirname(up)) ancestors.add(up);
   }
-  return { skills, ancestors, seen: new Set() };
+  let count = 0;
+  for (const names of children.values()) count += names.size;
+  return { children, list: skillDirs, count, ancestors, seen: new Set(), covered: 0 };
+}
+
+/** The registry's string for the skill directory at `dir`, if `dir` is one. */
+function skillAt(known: KnownTree, dir: string): string | undefined {
+  const cut = dir.lastIndexOf(path.sep);
+  return known.children.get(dir.slice(0, cut))?.get(dir.slice(cut + 1));
 }
 
 /** The real path of the directory at `p`, or null when there is none. */
@@ -356,6 +416,16 @@ function realDirectory(p: string): string | null {
   try {
     const real = fs.realpathSync.native(p);
     return fs.statSync(real).isDirectory() ? real : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What is at `p` itself (a link is not followed); null for anything else, or nothing. */
+function entryKind(p: string): "directory" | "link" | null {
+  try {
+    const stat = fs.lstatSync(p, { throwIfNoEntry: false });
+    return stat?.isDirectory() ? "directory" : stat?.isSymbolicLink() ? "link" : null;
   } catch {
     return null;
   }
@@ -378,6 +448,12 @@ function identityOf(dir: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** The sources a watched directory belongs to, as a list. */
+function ownersOf(watcher: DirectoryWatcher): readonly number[] {
+  const owners = watcher[OWNERS];
+  return typeof owners === "number" ? [owners] : owners;
 }
 
 function isWithin(dir: string, root: string): boolean {

@@ -123,3 +123,34 @@ test("a file written into a category is no change: no refresh runs for it", asyn
   await eventually(() => bursts.length > 0, "a burst");
   assert.ok(bursts.every((burst) => [...burst.values()].every((dirs) => dirs !== null && !dirs.some((d) => d.endsWith("README.md")))));
 });
+
+test("a directory in two sources' trees is watched once, and a change there is reported for both", async (t) => {
+  const root = tempDir(t);
+  writeSkill(path.join(root, "cat"), "shared");
+  writeSkill(root, "own");
+  const inner = path.join(root, "cat");
+  const { registry, watcher, bursts } = await watched(t, [
+    { path: root, origin: "global" },
+    { path: inner, origin: "project" },
+  ]);
+  const watchedDirs = watcher.watchedDirectories();
+  assert.equal(new Set(watchedDirs).size, watchedDirs.length, "no directory watched twice");
+  assert.deepEqual(watchedDirs.map((dir) => path.relative(root, dir)).sort(), ["", "cat", "cat/shared", "own"]);
+  writeSkill(inner, "shared", { description: "Edited once, seen by both." });
+  await eventually(() => registry.snapshot().skills.filter((s) => s.name === "shared").every((s) => s.description === "Edited once, seen by both."), "both sources' copies to refresh");
+  const reported = new Set(bursts.flatMap((burst) => [...burst.keys()]));
+  assert.deepEqual([...reported].sort(), [0, 1]);
+});
+
+test("a skill reached through a link inside another skill, from outside the source, is watched too", async (t) => {
+  const parent = tempDir(t);
+  const root = path.join(parent, "skills");
+  const outside = writeSkill(path.join(parent, "elsewhere"), "linked");
+  const host = writeSkill(root, "host");
+  fs.symlinkSync(outside, path.join(host, "nested"));
+  const { registry, watcher } = await watched(t, [{ path: root, origin: "global" }]);
+  assert.deepEqual(names(registry).sort(), ["host", "linked"]);
+  assert.ok(watcher.watchedDirectories().includes(outside), "the link's real directory is watched");
+  writeSkill(path.join(parent, "elsewhere"), "linked", { description: "Edited where the link leads." });
+  await eventually(() => registry.snapshot().skills.find((s) => s.name === "linked")?.description === "Edited where the link leads.", "the linked skill to refresh");
+});
