@@ -100,6 +100,11 @@ interface CacheEntry {
    * reports once, and a file no scan reaches any more leaves the cache.
    */
   reportedIn: number;
+  /**
+   * Replaced in the cache or dropped from it since: an entry remembered beside a source's last
+   * discovery (`lastEntries`) is then looked up again by its file.
+   */
+  superseded: boolean;
 }
 
 const EMPTY_SNAPSHOT: RegistrySnapshot = Object.freeze({ version: 0, skills: Object.freeze([]), diagnostics: Object.freeze([]), env: Object.freeze({}) });
@@ -127,6 +132,11 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
   const cache = new Map<string, CacheEntry>();
   /** Each source's last discovery, kept for sources that later fail to read and for partial rescans. */
   let lastFound = new Map<number, FoundSkill[]>();
+  /**
+   * Each source's cache entries, in the order of its last discovery: a partial rescan that takes
+   * most of a source as it was finds them by place, without a look-up per file of the source.
+   */
+  let lastEntries = new Map<number, ReadonlyArray<CacheEntry | undefined>>();
   /** Each source's last walk diagnostics, reused for a source a partial rescan does not walk. */
   let lastWalkReports = new Map<number, WalkReport>();
   /**
@@ -183,6 +193,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       // A file that loaded once and now does not (an editor caught mid-save) keeps serving.
       if (!loaded.skill && existing?.skill && !isGone(loaded)) {
         const entry = lastGoodEntry(existing, found, loaded, scanNumber);
+        existing.superseded = true;
         cache.set(found.skillFile, entry);
         return entry;
       }
@@ -190,6 +201,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       // before it broke: only the re-read shows it changed.
       if (existing?.lastGood) forgetSkillBody(found.skillFile);
       const entry = freshEntry(found.stamp, loaded, scanNumber);
+      if (existing) existing.superseded = true;
       cache.set(found.skillFile, entry);
       return entry;
     };
@@ -223,13 +235,24 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     const walked = await walkSources(whole, inputFor, slicer, lastFoundCount >= WORKER_WALK_LIMIT, parseWorkers);
     /** SKILL.md files a partial walk no longer found where they were. */
     const gone: string[] = [];
+    /** Per source walked in part, the entries its last discovery had, in the order of its new one. */
+    const entryHints = new Map<number, ReadonlyArray<CacheEntry | undefined>>();
     for (const [index, dirs] of partial) {
-      const changed = await walkChanged(sources[index]!.path, dirs, lastFound.get(index)!, lastWalkReports.get(index) ?? NO_REPORT, (dir, inside) => inputFor(index, () => {}, dir, inside), slicer);
+      const changed = await walkChanged(
+        sources[index]!.path,
+        dirs,
+        lastFound.get(index)!,
+        lastEntries.get(index) ?? [],
+        lastWalkReports.get(index) ?? NO_REPORT,
+        (dir, inside) => inputFor(index, () => {}, dir, inside),
+        slicer,
+      );
       if (!changed) {
         whole.push(index);
         continue;
       }
       walked.walks.set(index, changed.walk);
+      entryHints.set(index, changed.hints);
       gone.push(...changed.gone);
     }
     if (partial.size > 0 && whole.some((index) => partial.has(index))) {
@@ -249,7 +272,10 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     });
     for (const [index, walk] of walks.entries()) {
       // A source that could not be read in part keeps its last good skills rather than losing them.
-      if (walk?.discovery.failed && lastFound.has(index)) walk.discovery.found = lastFound.get(index)!;
+      if (walk?.discovery.failed && lastFound.has(index)) {
+        walk.discovery.found = lastFound.get(index)!;
+        entryHints.set(index, lastEntries.get(index) ?? []);
+      }
     }
     stats.reads += walks.reduce((n, walk) => n + (walk?.reads ?? 0), 0);
     stats.readsInWorkers += walked.readsInWorkers;
@@ -259,6 +285,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     const nextWalkReports = new Map<number, WalkReport>();
     const nextCandidates = new Map<number, RegisteredSkill[]>();
     const nextEntryDiagnostics = new Map<number, Diagnostic[]>();
+    const nextEntries = new Map<number, ReadonlyArray<CacheEntry | undefined>>();
     for (const [index, walk] of walks.entries()) {
       if (!walk) continue;
       const discovery = walk.discovery;
@@ -276,13 +303,21 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
         for (let i = 0; i < fileDiagnostics.length; i++) tag(fileDiagnostics[i]!, group);
         nextCandidates.set(index, records);
         nextEntryDiagnostics.set(index, fileDiagnostics);
+        nextEntries.set(index, lastEntries.get(index) ?? []);
         continue;
       }
       const records: RegisteredSkill[] = [];
       const fileDiagnostics: Diagnostic[] = [];
+      const hints = entryHints.get(index);
+      const entries = new Array<CacheEntry | undefined>(discovery.found.length);
+      nextEntries.set(index, entries);
       for (let i = 0; i < discovery.found.length; i++) {
         const found = discovery.found[i]!;
-        const entry = cache.get(found.skillFile);
+        // The entry found here last time, unless the cache holds another for the file since: at
+        // 10,000 skills the look-up per file of the source was most of a partial rescan's filing.
+        const hint = hints?.[i];
+        const entry = hint !== undefined && !hint.superseded ? hint : cache.get(found.skillFile);
+        entries[i] = entry;
         // Only a file a partial walk of another source saw go can be missing here.
         if (!entry) continue;
         if (entry.reportedIn !== scanNumber) {
@@ -302,22 +337,39 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       nextEntryDiagnostics.set(index, fileDiagnostics);
     }
 
+    // Read before the ranking, so that nothing between the ranking and the swap below can throw.
+    const env = copyEnv(readEnv());
     // Records are handed over per source: a source a partial rescan took as it was is the same array.
-    const ranked = (lastRanking && rankingAfter(lastRanking, nextCandidates, (index) => sources[index]!.origin)) || (await rankSkills(candidatesOf(nextCandidates), slicer));
+    const previousRanking = lastRanking;
+    const carried = previousRanking && rankingAfter(previousRanking, nextCandidates, (index) => sources[index]!.origin);
+    const ranked = carried || (await rankSkills(candidatesOf(nextCandidates), slicer));
     lastRanking = { bySource: nextCandidates, ranked };
     for (const d of ranked.diagnostics) report(d, ranked.diagnosticGroups.get(d)!);
-    const env = copyEnv(readEnv());
-    const changed = !sameContent(current, ranked.skills, diagnostics, env);
+    // The last ranking's list is the one the current snapshot shows: every scan that ranks either
+    // keeps the snapshot because the two lists are equal or swaps in one made from its list, with
+    // nothing in between that can throw. So a ranking carried over unchanged shows the same
+    // skills, and a patched one other skills, without comparing 10,000 of them.
+    const sameSkills = carried === null ? undefined : carried === previousRanking!.ranked;
+    const changed = !sameContent(current, ranked.skills, diagnostics, env, sameSkills);
     if (reused.size === 0) {
       cache.forEach((entry, skillFile) => {
-        if (entry.reportedIn !== scanNumber) cache.delete(skillFile);
+        if (entry.reportedIn !== scanNumber) {
+          entry.superseded = true;
+          cache.delete(skillFile);
+        }
       });
     } else {
       // A partial scan looked at none of the untouched sources' files, so it cannot sweep by
       // "reached this scan"; it drops just the files it saw go (a whole scan sweeps the rest).
-      for (const skillFile of gone) if (cache.get(skillFile)?.reportedIn !== scanNumber) cache.delete(skillFile);
+      for (const skillFile of gone) {
+        const entry = cache.get(skillFile);
+        if (entry === undefined || entry.reportedIn === scanNumber) continue;
+        entry.superseded = true;
+        cache.delete(skillFile);
+      }
     }
     lastFound = nextFound;
+    lastEntries = nextEntries;
     lastWalkReports = nextWalkReports;
     lastCandidates = nextCandidates;
     lastEntryDiagnostics = nextEntryDiagnostics;
@@ -441,7 +493,7 @@ function sourceProblem(source: SkillSource): string | null {
 }
 
 function freshEntry(stamp: FileStamp, { skill, diagnostics }: LoadedSkill, readIn: number): CacheEntry {
-  return { stamp, skill, diagnostics, record: null, moreRecords: null, readIn, reportedIn: 0, lastGood: false };
+  return { stamp, skill, diagnostics, record: null, moreRecords: null, readIn, reportedIn: 0, lastGood: false, superseded: false };
 }
 
 /**
@@ -478,6 +530,7 @@ function lastGoodEntry(previous: CacheEntry, found: FoundSkill, { diagnostics }:
     readIn,
     reportedIn: 0,
     lastGood: true,
+    superseded: false,
   };
 }
 
@@ -525,14 +578,16 @@ const SEP_CODE = path.sep.charCodeAt(0);
  * source of its own and takes the place of what the last walk found there; everything else
  * stays as found. Null when a changed directory is the source root itself (walk it whole).
  */
-async function walkChanged(
+async function walkChanged<Hint>(
   sourcePath: string,
   changed: readonly string[],
   previous: readonly FoundSkill[],
+  /** What the caller keeps beside each of `previous`, by place; carried to each skill's new place (fresh ones get none). */
+  previousHints: ReadonlyArray<Hint | undefined>,
   previousReport: WalkReport,
   inputFor: (dir: string, inside: readonly FoundSkill[]) => WalkInput,
   slicer: TimeSlicer,
-): Promise<{ walk: SourceWalk; gone: string[] } | null> {
+): Promise<{ walk: SourceWalk; gone: string[]; hints: Array<Hint | undefined> } | null> {
   let realRoot: string;
   try {
     realRoot = fs.realpathSync.native(sourcePath);
@@ -543,6 +598,7 @@ async function walkChanged(
   const roots = [...new Set(changed)].filter((dir, _, all) => !all.some((other) => other !== dir && isWithin(dir, other)));
   if (roots.some((dir) => dir === realRoot || isWithin(realRoot, dir))) return null;
   let found = previous.slice();
+  let hints: Array<Hint | undefined> = previousHints.length === previous.length ? previousHints.slice() : new Array<Hint | undefined>(previous.length);
   let diagnostics = previousReport.diagnostics.slice();
   let privateRefusals = previousReport.privateRefusals.slice();
   let reads = 0;
@@ -553,11 +609,14 @@ async function walkChanged(
     // `dir`, which elsewhere, and where the first inside one stood.
     const inside: FoundSkill[] = [];
     const kept: FoundSkill[] = [];
+    const keptHints: Array<Hint | undefined> = [];
     let at = -1;
     for (let i = 0; i < found.length; i++) {
       const skill = found[i]!;
-      if (!isWithin(skill.dir, dir)) kept.push(skill);
-      else {
+      if (!isWithin(skill.dir, dir)) {
+        kept.push(skill);
+        keptHints.push(hints[i]);
+      } else {
         if (at < 0) at = kept.length;
         inside.push(skill);
       }
@@ -575,12 +634,13 @@ async function walkChanged(
     for (const skill of inside) if (!stillThere.has(skill.skillFile)) gone.push(skill.skillFile);
     const insertAt = at >= 0 ? at : placeInWalkOrder(kept, dir);
     found = kept.slice(0, insertAt).concat(fresh, kept.slice(insertAt));
+    hints = keptHints.slice(0, insertAt).concat(new Array<Hint | undefined>(fresh.length).fill(undefined), keptHints.slice(insertAt));
     // A path that is a file now simply holds no skills; as a source it would be "not a directory".
     const fromWalk = walk.discovery.diagnostics.filter((d) => !(d.code === "source_not_directory" && d.path === dir));
     diagnostics = diagnostics.filter((d) => !isWithin(d.path, dir)).concat(fromWalk);
     privateRefusals = privateRefusals.filter((r) => !isWithin(r.diagnostic.path, dir)).concat(walk.discovery.privateRefusals);
   }
-  return { walk: { discovery: { found, diagnostics, privateRefusals, failed }, reads }, gone };
+  return { walk: { discovery: { found, diagnostics, privateRefusals, failed }, reads }, gone, hints };
 }
 
 /** Levels of `dir` below `root` (a direct child is 1). */
@@ -613,10 +673,14 @@ function sameContent(
   skills: readonly RegisteredSkill[],
   diagnostics: readonly Diagnostic[],
   env: Readonly<Record<string, string>>,
+  /** Whether the skills are known to be the same; undefined when they must be compared. */
+  sameSkills: boolean | undefined,
 ): boolean {
-  if (previous === EMPTY_SNAPSHOT) return false;
-  if (previous.skills.length !== skills.length) return false;
-  for (let i = 0; i < skills.length; i++) if (previous.skills[i] !== skills[i]) return false;
+  if (previous === EMPTY_SNAPSHOT || sameSkills === false) return false;
+  if (sameSkills === undefined) {
+    if (previous.skills.length !== skills.length) return false;
+    for (let i = 0; i < skills.length; i++) if (previous.skills[i] !== skills[i]) return false;
+  }
   if (!sameDiagnostics(previous.diagnostics, diagnostics)) return false;
   const keys = Object.keys(env);
   return keys.length === Object.keys(previous.env).length && keys.every((k) => previous.env[k] === env[k]);

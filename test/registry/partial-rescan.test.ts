@@ -171,3 +171,32 @@ test("changes reported while a scan runs are merged into one follow-up scan", as
   assert.equal(registry.stats().scans, scans + 2);
   assert.deepEqual(registry.snapshot().skills.map((s) => s.description), ["First.", "Second.", "Third."]);
 });
+
+test("a file re-read through one source is not served from another source's last place for it", async (t) => {
+  const root = tempDir(t);
+  const inner = path.join(root, "cat");
+  writeSkill(inner, "shared");
+  writeSkill(inner, "other");
+  // The inner source lies inside the outer one: both reach cat/shared, through one cache entry.
+  const sources: SkillSource[] = [
+    { path: root, origin: "global" },
+    { path: inner, origin: "project" },
+  ];
+  const registry = createRegistry(sources, { env: () => ({}) });
+  t.after(() => registry.close());
+  await registry.refresh();
+  writeSkill(inner, "shared", { description: "Edited." });
+  // Only the outer source is told: it reads the file again, and the inner one is taken as it was.
+  await registry.refreshAfterChange(new Map([[0, [path.join(inner, "shared")]]]));
+  // Now the inner source is walked in part elsewhere: its copy of shared, kept in place, must be the file as read now.
+  writeSkill(inner, "other", { description: "Other edited." });
+  await registry.refreshAfterChange(new Map([[1, [path.join(inner, "other")]]]));
+  const copies = registry.snapshot().skills.filter((s) => s.name === "shared");
+  assert.deepEqual(
+    copies.map((s) => [s.origin, s.description]).sort(),
+    [
+      ["global", "Edited."],
+      ["project", "Edited."],
+    ],
+  );
+});
