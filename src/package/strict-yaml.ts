@@ -1733,17 +1733,26 @@ const FLOW_LINE = new RegExp(
 const NEXT_LINE = /^ *$|^ *(?:- +)?[A-Za-z_][A-Za-z0-9_-]*:(?: |$)/;
 /** A block scalar's header (`key: |`, `key: >-`). */
 const BLOCK_SCALAR = /: +[|>]/;
+/**
+ * A block scalar header that is not a bare one (`|`, `>-`, `|+` and the end of the line): an
+ * indentation indicator, whose count the content must then match, or text after it.
+ */
+const UNUSUAL_BLOCK_HEADER = /: +[|>](?![-+]? *$)/m;
 const POSITION_TEXT = /line \d+, column \d+:/;
-/** Characters, escapes and comments this shortcut leaves to the full reader. */
-const NOT_SIMPLE = /[&*!\\\t\r\uFEFF\u0085\u2028\u2029\uD800-\uDFFF]|<<|(?:^|\s)#/;
+/**
+ * Characters, escapes and comments this shortcut leaves to the full reader. Of the escapes only
+ * `\"` and `\\` pass (real descriptions often quote a phrase this way): the reference's
+ * scanner takes both in a double-quoted scalar, and outside one a backslash is plain text.
+ */
+const NOT_SIMPLE = /\\(?!["\\])|[&*!\t\r\uFEFF\u0085\u2028\u2029\uD800-\uDFFF]|<<|(?:^|\s)#/;
 
 /**
  * strictyaml's refusal of the first flow collection (`tags: [a, b]`, a fifth of real
  * frontmatter), without scanning the document token by token, for the shape where the outcome
  * is certain: the text up to that line is plain block YAML that the lenient fast tier reads
- * (key lines, block lists, nested mappings, one-line quoted scalars, folded plain scalars; no
- * block scalar, whose text may look like a collection, and no comment, escape, tab, anchor, tag
- * or alias), the line is `key: [simple items]` (or
+ * (key lines, block lists, nested mappings, one-line quoted scalars, folded plain scalars, bare
+ * block scalars when the collection is a top-level key; no comment, tab, anchor, tag, alias or
+ * escape other than `\"` and `\\`), the line is `key: [simple items]` (or
  * `{key: item}`), and the line after it is blank or starts with a key. The reader then fails
  * exactly there, when its parser first looks at the collection: what the scanner reads ahead
  * before that (the rest of the line and the first token of the next) holds nothing it could
@@ -1761,11 +1770,15 @@ function leadingFlowRefusal(text: string): { line: number; column: number } | nu
   if (nextEnd === -1) nextEnd = text.length;
   const next = lineEnd < text.length ? text.slice(lineEnd + 1, nextEnd) : "";
   if (NOT_SIMPLE.test(text.slice(0, nextEnd)) || NON_PRINTABLE.test(text)) return null;
-  // After a block scalar the line may be its text, not a collection: the full reader decides.
   const flowLine = text.slice(lineStart, lineEnd);
   // Text on that line that reads like a position would be taken for the reader's mark by
   // `problemLine`, which the full reader's message then decides.
-  if (!FLOW_LINE.test(flowLine) || POSITION_TEXT.test(flowLine) || !NEXT_LINE.test(next) || BLOCK_SCALAR.test(text.slice(0, lineStart))) return null;
+  if (!FLOW_LINE.test(flowLine) || POSITION_TEXT.test(flowLine) || !NEXT_LINE.test(next)) return null;
+  // A block scalar above is fine when the collection's line is a top-level key: a line at
+  // column 0 always ends a block scalar (its text is indented at least one space), in the
+  // reference's scanner as in the fast tier.
+  const before = text.slice(0, lineStart);
+  if (BLOCK_SCALAR.test(before) && (flowLine.startsWith(" ") || UNUSUAL_BLOCK_HEADER.test(before))) return null;
   // Everything through the collection's line, read by the fast tier: a structure it takes is one
   // the reference's scanner and parser also take, with the collection a value where it stands
   // (not, say, text folded into a plain scalar above it).

@@ -119,6 +119,36 @@ test("the loader's shortcut for a leading flow collection says exactly what the 
     }
   }
   assert.ok(compared >= 6000 && refusedByShortcut >= 1000, `${compared} compared, ${refusedByShortcut} flow refusals`);
+  // Escaped quotes and backslashes, and block scalars of every header, above the collection:
+  // the shortcut takes some of these, and must agree with the full reader on all of them.
+  const prefixes = [
+    'description: "Say \\"hi\\" to it"',
+    'description: "a \\\\ b"',
+    'description: "a \\q b"',
+    'description: "a \\\\"',
+    "description: say \\\"hi\\\" plainly",
+    "description: 'it\\'",
+    "description: |\n  text [a]\n  k: [b]",
+    "description: >-\n  folded\n  text",
+    "description: |+\n  kept\n",
+    "description: |2\n   indented",
+    "description: | # note\n  text",
+    "description: |\ntext at column 0",
+    "m:\n  d: |\n    deep\n  e: f",
+    "description: |\n\n  after a blank",
+  ];
+  let shortcutTaken = 0;
+  for (const prefix of prefixes) {
+    for (const collection of collections) {
+      for (const indent of ["", "  "]) {
+        const text = `name: x\n${prefix}\n${indent}${collection}\nlicense: y\n`;
+        const full = problemLine(loadStrictYaml(text), 2);
+        assert.equal(strictYamlProblem(text, 2), full, JSON.stringify(text));
+        if (full?.startsWith("Found ugly disallowed JSONesque")) shortcutTaken++;
+      }
+    }
+  }
+  assert.ok(shortcutTaken >= 50, `${shortcutTaken} flow refusals after escapes and block scalars`);
   // Text that reads like a position, on the collection's own line: the full reader's message
   // shows that line, and its words decide.
   for (const text of ['name: x\nk: ["line 3, column 4:"]\n', "name: x\nk: [a, b]\n"]) assert.equal(strictYamlProblem(text, 2), problemLine(loadStrictYaml(text), 2));
