@@ -26,6 +26,7 @@ import type { FileStamp } from "../package/types.js";
 import type { TimeSlicer } from "./time-slice.js";
 import { isDirectory } from "../package/path-kind.js";
 import { isLeftOutOfPackage, RESOURCE_DIRS } from "../package/package-shape.js";
+import { ListingPrefetch, type PrefetchedListing } from "./listing-prefetch.js";
 
 /** Deepest level below the source root at which a skill directory is found (Codex allows 6). */
 export const MAX_SKILL_DEPTH = 6;
@@ -123,6 +124,7 @@ interface Walk extends WalkProblems {
   stopped: boolean;
   slicer: TimeSlicer;
   sourcePath: string;
+  prefetch: ListingPrefetch;
 }
 
 export async function discoverSource(
@@ -168,12 +170,17 @@ export async function discoverSource(
     stopped: false,
     slicer,
     sourcePath: root,
+    prefetch: new ListingPrefetch(),
   };
   const owner = foreignOwner(realRoot, walk);
   if (owner !== null) {
     refusePrivate(walk, owner, root, `Source ${root} lies inside agent '${owner}''s private skills; it contributes no skills here`);
   } else {
-    await walkTree(realRoot, walk);
+    try {
+      await walkTree(realRoot, walk);
+    } finally {
+      walk.prefetch.close();
+    }
   }
   return { found: walk.found, diagnostics: walk.diagnostics, privateRefusals: walk.privateRefusals, failed: walk.failed };
 }
@@ -252,7 +259,10 @@ async function walkTree(realRoot: string, walk: Walk): Promise<void> {
 function openFrame(dir: string, level: number, insideSkill: boolean, walk: Walk): Frame | null {
   const entries = readEntries(dir, walk);
   const isSkill = takeSkill(dir, entries, walk);
-  if (level < MAX_SKILL_DEPTH) return { dir, entries, next: 0, level, isSkill, insideSkill };
+  if (level < MAX_SKILL_DEPTH) {
+    readAhead(dir, entries, isSkill, walk);
+    return { dir, entries, next: 0, level, isSkill, insideSkill };
+  }
   // Inside a skill, deep folders are its content (examples, vendored code), not lost skills.
   if (!isSkill && !insideSkill && entries.some((e) => !isLeftOutOfPackage(e.name) && (e.isDirectory() || e.isSymbolicLink()))) {
     walk.diagnostics.push(
@@ -288,9 +298,28 @@ function takeSkill(dir: string, entries: fs.Dirent[], walk: Walk): boolean {
   return skill !== null;
 }
 
+/**
+ * Asks for the listings of the plain subdirectories the walk will enter below `dir`, so they
+ * are read on the thread pool while the walk works through the ones before them. Links are left
+ * out: the walk resolves and checks each before it lists what it leads to.
+ */
+function readAhead(dir: string, entries: fs.Dirent[], isSkill: boolean, walk: Walk): void {
+  let wanted: string[] | null = null;
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    if (!entry.isDirectory() || isLeftOutOfPackage(entry.name) || (isSkill && RESOURCE_FOLDERS.has(entry.name))) continue;
+    const child = dir + path.sep + entry.name;
+    if (walk.privatePaths.has(child)) continue;
+    (wanted ??= []).push(child);
+  }
+  if (wanted !== null) walk.prefetch.want(wanted);
+}
+
 function readEntries(dir: string, walk: Walk): fs.Dirent[] {
   try {
-    const entries = fs.readdirSync(dir, { withFileTypes: true });
+    const prefetched: PrefetchedListing | undefined = walk.prefetch.take(dir);
+    if (prefetched instanceof Error) throw prefetched;
+    const entries = prefetched ?? fs.readdirSync(dir, { withFileTypes: true });
     // readdir order is filesystem-specific; sorting makes "first found wins" the same everywhere.
     return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch (error) {

@@ -214,3 +214,27 @@ test("a source root that is a symlink is resolved", async (t) => {
   const { found } = await discover(path.join(root, "root-link"));
   assert.deepEqual(found.map((f) => f.dir), [path.join(real, "inside")]);
 });
+
+test("a walk that yields often, taking listings read ahead on the thread pool, finds what a walk in one go finds", async (t) => {
+  const root = tempDir(t);
+  const expected: string[] = [];
+  for (let i = 0; i < 300; i++) {
+    const name = `s-${String(i).padStart(3, "0")}`;
+    const dir = writeSkill(path.join(root, `cat-${i % 3}`), name);
+    expected.push(`cat-${i % 3}/${name}`);
+    if (i % 7 === 0) {
+      writeSkill(path.join(dir, "scripts"), "not-a-skill");
+      writeSkill(path.join(dir, "examples"), "inner");
+      expected.push(`cat-${i % 3}/${name}/examples/inner`);
+    }
+    if (i % 11 === 0) fs.mkdirSync(path.join(dir, ".hidden", "x"), { recursive: true });
+  }
+  // Slices of no length: the walk yields every few directories, so the pool's listings arrive
+  // between its steps and are the ones it takes.
+  const yielding = await discoverSource(root, new TimeSlicer(0, 0), statSkillFile, DEFAULT_WALK_OPTIONS);
+  const inOneGo = await discover(root);
+  assert.deepEqual(dirsOf(yielding.found, root).sort(), expected.sort());
+  assert.deepEqual(dirsOf(yielding.found, root), dirsOf(inOneGo.found, root), "the same skills in the same walk order");
+  assert.deepEqual(yielding.diagnostics, []);
+  assert.equal(yielding.failed, false);
+});

@@ -1,0 +1,93 @@
+/**
+ * Directory listings read ahead on libuv's thread pool while the walk reads and parses on the
+ * event loop. Listing every skill folder is what finding nested skills costs (SPEC §2), and on
+ * the loop it cost as much as reading every SKILL.md; one `readdir` request is a single trip to
+ * the pool, so the kernel's share of a listing runs on another core while the loop parses, and
+ * the loop pays only for the callback.
+ *
+ * A listing is only ever a hint: the walk takes one that has arrived and lists the directory
+ * itself otherwise, so a slow pool never holds the walk up and an answer that comes late is
+ * dropped. A listing read ahead is as fresh as one read at that moment would have been: a walk
+ * is not atomic, and a change after the listing is caught by the watcher or the next refresh.
+ */
+import * as fs from "node:fs";
+
+/**
+ * Requests in flight at once. Enough that the pool stays busy through a slice of the walk
+ * (a few milliseconds, a hundred-odd skills); few enough that the callbacks arriving between two
+ * slices stay well under a millisecond of the loop.
+ */
+export const PREFETCH_IN_FLIGHT = 128;
+
+/** What a read-ahead produced: the entries, or the error the walk handles as its own. */
+export type PrefetchedListing = fs.Dirent[] | NodeJS.ErrnoException;
+
+export class ListingPrefetch {
+  private readonly queue: string[] = [];
+  private head = 0;
+  private inFlight = 0;
+  /** Directories asked for and not yet taken; their listing once it has arrived. */
+  private readonly pending = new Map<string, PrefetchedListing | null>();
+  private closed = false;
+
+  /** Asks for these directories' listings, in the order the walk will reach them. */
+  want(dirs: readonly string[]): void {
+    if (this.closed) return;
+    for (let i = 0; i < dirs.length; i++) {
+      const dir = dirs[i]!;
+      if (this.pending.has(dir)) continue;
+      this.pending.set(dir, null);
+      this.queue.push(dir);
+    }
+    this.pump();
+  }
+
+  /**
+   * The listing of `dir` if it has arrived; otherwise undefined, and the read-ahead of `dir` is
+   * given up (the caller lists it now).
+   */
+  take(dir: string): PrefetchedListing | undefined {
+    const listing = this.pending.get(dir);
+    if (listing === undefined) return undefined;
+    this.pending.delete(dir);
+    return listing ?? undefined;
+  }
+
+  /** Whether the listing of `dir` has arrived and waits to be taken. */
+  ready(dir: string): boolean {
+    return (this.pending.get(dir) ?? null) !== null;
+  }
+
+  /** Requests on the pool now. */
+  get inFlightCount(): number {
+    return this.inFlight;
+  }
+
+  /** Stops asking; answers still in flight are dropped when they come. */
+  close(): void {
+    this.closed = true;
+    this.pending.clear();
+    this.queue.length = 0;
+    this.head = 0;
+  }
+
+  private pump(): void {
+    while (this.inFlight < PREFETCH_IN_FLIGHT && this.head < this.queue.length) {
+      const dir = this.queue[this.head++]!;
+      // Taken (listed by the walk itself) before its turn came: nothing to read ahead.
+      if (this.pending.get(dir) !== null) continue;
+      this.inFlight++;
+      fs.readdir(dir, { withFileTypes: true }, (error, entries) => {
+        this.inFlight--;
+        if (this.closed) return;
+        // Taken meanwhile: the walk has listed it already.
+        if (this.pending.has(dir)) this.pending.set(dir, error ?? entries);
+        this.pump();
+      });
+    }
+    if (this.head === this.queue.length && this.head > 0) {
+      this.queue.length = 0;
+      this.head = 0;
+    }
+  }
+}
