@@ -124,7 +124,8 @@ interface Walk extends WalkProblems {
   stopped: boolean;
   slicer: TimeSlicer;
   sourcePath: string;
-  prefetch: ListingPrefetch;
+  /** Listings read ahead, keyed by the directory's entry in its parent's listing. */
+  prefetch: ListingPrefetch<fs.Dirent>;
 }
 
 export async function discoverSource(
@@ -241,7 +242,8 @@ async function walkTree(realRoot: string, walk: Walk): Promise<void> {
       );
       return;
     }
-    const opened = openFrame(real, frame.level + 1, frame.insideSkill || frame.isSkill, walk);
+    // A plain directory's listing may have been read ahead under its entry; a link's never is.
+    const opened = openFrame(real, frame.level + 1, frame.insideSkill || frame.isSkill, walk, real === child ? entry : null);
     if (opened) {
       stack.push(opened);
       chain.push(real);
@@ -256,8 +258,8 @@ async function walkTree(realRoot: string, walk: Walk): Promise<void> {
  * holds SKILL.md. Returns the frame to walk its subdirectories from, or null when there is
  * nothing below it to search (the depth bound).
  */
-function openFrame(dir: string, level: number, insideSkill: boolean, walk: Walk): Frame | null {
-  const entries = readEntries(dir, walk);
+function openFrame(dir: string, level: number, insideSkill: boolean, walk: Walk, entry: fs.Dirent | null = null): Frame | null {
+  const entries = readEntries(dir, walk, entry);
   const isSkill = takeSkill(dir, entries, walk);
   if (level < MAX_SKILL_DEPTH) {
     readAhead(dir, entries, isSkill, walk);
@@ -304,20 +306,23 @@ function takeSkill(dir: string, entries: fs.Dirent[], walk: Walk): boolean {
  * out: the walk resolves and checks each before it lists what it leads to.
  */
 function readAhead(dir: string, entries: fs.Dirent[], isSkill: boolean, walk: Walk): void {
-  let wanted: string[] | null = null;
+  let keys: fs.Dirent[] | null = null;
+  let dirs: string[] | null = null;
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;
     if (!entry.isDirectory() || isLeftOutOfPackage(entry.name) || (isSkill && RESOURCE_FOLDERS.has(entry.name))) continue;
     const child = dir + path.sep + entry.name;
     if (walk.privatePaths.has(child)) continue;
-    (wanted ??= []).push(child);
+    (keys ??= []).push(entry);
+    (dirs ??= []).push(child);
   }
-  if (wanted !== null) walk.prefetch.want(wanted);
+  if (keys !== null) walk.prefetch.want(keys, dirs!);
 }
 
-function readEntries(dir: string, walk: Walk): fs.Dirent[] {
+/** Lists `dir`, taking the listing read ahead under `entry` when it has arrived. */
+function readEntries(dir: string, walk: Walk, entry: fs.Dirent | null): fs.Dirent[] {
   try {
-    const prefetched: PrefetchedListing | undefined = walk.prefetch.take(dir);
+    const prefetched: PrefetchedListing | undefined = entry === null ? undefined : walk.prefetch.take(entry);
     if (prefetched instanceof Error) throw prefetched;
     const entries = prefetched ?? fs.readdirSync(dir, { withFileTypes: true });
     // readdir order is filesystem-specific; sorting makes "first found wins" the same everywhere.

@@ -22,40 +22,47 @@ export const PREFETCH_IN_FLIGHT = 128;
 /** What a read-ahead produced: the entries, or the error the walk handles as its own. */
 export type PrefetchedListing = fs.Dirent[] | NodeJS.ErrnoException;
 
-export class ListingPrefetch {
-  private readonly queue: string[] = [];
+/**
+ * Listings keyed by what the walk holds for each directory (its entry in the parent's listing),
+ * not by path: a path built again for the lookup would be hashed again, once per directory.
+ */
+export class ListingPrefetch<K> {
+  private readonly queue: K[] = [];
+  private readonly dirs = new Map<K, string>();
   private head = 0;
   private inFlight = 0;
   /** Directories asked for and not yet taken; their listing once it has arrived. */
-  private readonly pending = new Map<string, PrefetchedListing | null>();
+  private readonly pending = new Map<K, PrefetchedListing | null>();
   private closed = false;
 
-  /** Asks for these directories' listings, in the order the walk will reach them. */
-  want(dirs: readonly string[]): void {
+  /** Asks for the listings of `dirs`, known by `keys`, in the order the walk will reach them. */
+  want(keys: readonly K[], dirs: readonly string[]): void {
     if (this.closed) return;
-    for (let i = 0; i < dirs.length; i++) {
-      const dir = dirs[i]!;
-      if (this.pending.has(dir)) continue;
-      this.pending.set(dir, null);
-      this.queue.push(dir);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      if (this.pending.has(key)) continue;
+      this.pending.set(key, null);
+      this.dirs.set(key, dirs[i]!);
+      this.queue.push(key);
     }
     this.pump();
   }
 
   /**
-   * The listing of `dir` if it has arrived; otherwise undefined, and the read-ahead of `dir` is
-   * given up (the caller lists it now).
+   * The listing of the directory `key` names if it has arrived; otherwise undefined, and its
+   * read-ahead is given up (the caller lists it now).
    */
-  take(dir: string): PrefetchedListing | undefined {
-    const listing = this.pending.get(dir);
+  take(key: K): PrefetchedListing | undefined {
+    const listing = this.pending.get(key);
     if (listing === undefined) return undefined;
-    this.pending.delete(dir);
+    this.pending.delete(key);
+    this.dirs.delete(key);
     return listing ?? undefined;
   }
 
-  /** Whether the listing of `dir` has arrived and waits to be taken. */
-  ready(dir: string): boolean {
-    return (this.pending.get(dir) ?? null) !== null;
+  /** Whether the listing `key` names has arrived and waits to be taken. */
+  ready(key: K): boolean {
+    return (this.pending.get(key) ?? null) !== null;
   }
 
   /** Requests on the pool now. */
@@ -67,21 +74,22 @@ export class ListingPrefetch {
   close(): void {
     this.closed = true;
     this.pending.clear();
+    this.dirs.clear();
     this.queue.length = 0;
     this.head = 0;
   }
 
   private pump(): void {
     while (this.inFlight < PREFETCH_IN_FLIGHT && this.head < this.queue.length) {
-      const dir = this.queue[this.head++]!;
+      const key = this.queue[this.head++]!;
       // Taken (listed by the walk itself) before its turn came: nothing to read ahead.
-      if (this.pending.get(dir) !== null) continue;
+      if (this.pending.get(key) !== null) continue;
       this.inFlight++;
-      fs.readdir(dir, { withFileTypes: true }, (error, entries) => {
+      fs.readdir(this.dirs.get(key)!, { withFileTypes: true }, (error, entries) => {
         this.inFlight--;
         if (this.closed) return;
         // Taken meanwhile: the walk has listed it already.
-        if (this.pending.has(dir)) this.pending.set(dir, error ?? entries);
+        if (this.pending.has(key)) this.pending.set(key, error ?? entries);
         this.pump();
       });
     }

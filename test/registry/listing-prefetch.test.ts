@@ -6,7 +6,7 @@ import { ListingPrefetch, PREFETCH_IN_FLIGHT } from "../../src/registry/listing-
 import { tempDir } from "../support/tmp.js";
 
 /** Turns of the event loop until nothing is on the pool (the pool's answers arrive in the loop's poll phase). */
-async function idle(prefetch: ListingPrefetch): Promise<void> {
+async function idle(prefetch: ListingPrefetch<string>): Promise<void> {
   for (let turns = 0; prefetch.inFlightCount > 0; turns++) {
     assert.ok(turns < 100_000, "the pool answered every request");
     await new Promise((resume) => setImmediate(resume));
@@ -22,8 +22,8 @@ test("a listing read ahead is the directory's listing, with entry types, and is 
   const dir = tempDir();
   fs.writeFileSync(path.join(dir, "SKILL.md"), "x");
   fs.mkdirSync(path.join(dir, "nested"));
-  const prefetch = new ListingPrefetch();
-  prefetch.want([dir]);
+  const prefetch = new ListingPrefetch<string>();
+  prefetch.want([dir], [dir]);
   await idle(prefetch);
   assert.equal(prefetch.ready(dir), true);
   assert.deepEqual(names(prefetch.take(dir)), ["SKILL.md", "nested/"]);
@@ -33,8 +33,8 @@ test("a listing read ahead is the directory's listing, with entry types, and is 
 
 test("a directory taken before its listing arrives is left to the caller, and the late answer is dropped", async () => {
   const dir = tempDir();
-  const prefetch = new ListingPrefetch();
-  prefetch.want([dir]);
+  const prefetch = new ListingPrefetch<string>();
+  prefetch.want([dir], [dir]);
   // The answer cannot have come yet: pool callbacks run in a later turn of the loop.
   assert.equal(prefetch.take(dir), undefined);
   await idle(prefetch);
@@ -43,8 +43,8 @@ test("a directory taken before its listing arrives is left to the caller, and th
 });
 
 test("a directory never asked for has no listing", async () => {
-  const prefetch = new ListingPrefetch();
-  prefetch.want([tempDir()]);
+  const prefetch = new ListingPrefetch<string>();
+  prefetch.want(["asked"], [tempDir()]);
   await idle(prefetch);
   assert.equal(prefetch.take(tempDir()), undefined);
 });
@@ -54,8 +54,8 @@ test("a listing that fails comes back as the error, for the walk to handle as it
   const missing = path.join(dir, "gone");
   const file = path.join(dir, "file");
   fs.writeFileSync(file, "x");
-  const prefetch = new ListingPrefetch();
-  prefetch.want([missing, file]);
+  const prefetch = new ListingPrefetch<string>();
+  prefetch.want([missing, file], [missing, file]);
   await idle(prefetch);
   assert.equal((prefetch.take(missing) as NodeJS.ErrnoException).code, "ENOENT");
   assert.equal((prefetch.take(file) as NodeJS.ErrnoException).code, "ENOTDIR");
@@ -69,8 +69,8 @@ test("at most PREFETCH_IN_FLIGHT requests are on the pool at once, and every dir
     fs.writeFileSync(path.join(dir, `f${i}`), "");
     return dir;
   });
-  const prefetch = new ListingPrefetch();
-  prefetch.want(dirs);
+  const prefetch = new ListingPrefetch<string>();
+  prefetch.want(dirs, dirs);
   assert.equal(prefetch.inFlightCount, PREFETCH_IN_FLIGHT);
   let most = prefetch.inFlightCount;
   while (prefetch.inFlightCount > 0) {
@@ -83,10 +83,10 @@ test("at most PREFETCH_IN_FLIGHT requests are on the pool at once, and every dir
 
 test("asking twice for a directory reads it once", async () => {
   const dir = tempDir();
-  const prefetch = new ListingPrefetch();
-  prefetch.want([dir, dir]);
+  const prefetch = new ListingPrefetch<string>();
+  prefetch.want([dir, dir], [dir, dir]);
   assert.equal(prefetch.inFlightCount, 1);
-  prefetch.want([dir]);
+  prefetch.want([dir], [dir]);
   assert.equal(prefetch.inFlightCount, 1);
   await idle(prefetch);
   assert.deepEqual(prefetch.take(dir), []);
@@ -95,10 +95,10 @@ test("asking twice for a directory reads it once", async () => {
 test("after close nothing is kept and nothing more is asked", async () => {
   const first = tempDir();
   const later = tempDir();
-  const prefetch = new ListingPrefetch();
-  prefetch.want([first]);
+  const prefetch = new ListingPrefetch<string>();
+  prefetch.want([first], [first]);
   prefetch.close();
-  prefetch.want([later]);
+  prefetch.want([later], [later]);
   assert.equal(prefetch.inFlightCount, 1);
   await idle(prefetch);
   assert.equal(prefetch.take(first), undefined);
