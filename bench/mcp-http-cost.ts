@@ -165,7 +165,10 @@ function cpuUs(pid: number): number {
 
 // --- a lean client --------------------------------------------------------------------------
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+// A kept-alive socket the server closes after its keep-alive timeout (5 s in Node) while the
+// bench pauses between rounds: the client drops it just before the server would, so a request
+// is never written to a socket that is closing.
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 4_000 });
 let nextId = 1;
 
 interface Answer {
@@ -174,7 +177,7 @@ interface Answer {
   message: { result?: Record<string, unknown>; error?: unknown } | undefined;
 }
 
-function request(url: URL, method: string, headers: Record<string, string>, body?: unknown): Promise<Answer> {
+function request(url: URL, method: string, headers: Record<string, string>, body?: unknown, retried = false): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       { host: url.hostname, port: url.port, path: url.pathname, method, agent, headers: { accept: "application/json, text/event-stream", ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers } },
@@ -193,7 +196,12 @@ function request(url: URL, method: string, headers: Record<string, string>, body
         });
       },
     );
-    req.on("error", reject);
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      // Node's own advice for kept-alive sockets: a request on a reused socket that the server
+      // closed at that moment is reset before the server read it, so it is sent once more.
+      if (!retried && req.reusedSocket && error.code === "ECONNRESET") resolve(request(url, method, headers, body, true));
+      else reject(error);
+    });
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
 }

@@ -228,7 +228,11 @@ async function walkTree(realRoot: string, walk: Walk): Promise<void> {
     else real = walk.privatePaths.has(child) ? plainIntoPrivate(child, walk) : child;
     if (real === null) continue;
     if (walk.visited === null) walk.plain.push(real);
-    else if (walk.visited.has(real)) continue;
+    else if (walk.visited.has(real)) {
+      // Reached before through a link: a listing read ahead for it is not going to be taken.
+      if (real === child) walk.prefetch.take(entry);
+      continue;
+    }
     else walk.visited.add(real);
     if (++walk.directories > walk.maxDirectories) {
       walk.stopped = true;

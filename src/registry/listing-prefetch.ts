@@ -13,9 +13,11 @@
 import * as fs from "node:fs";
 
 /**
- * Requests in flight at once. Enough that the pool stays busy through a slice of the walk
- * (a few milliseconds, a hundred-odd skills); few enough that the callbacks arriving between two
- * slices stay well under a millisecond of the loop.
+ * Listings in flight or arrived and not yet taken, at most. Enough that the pool stays busy
+ * through a slice of the walk (a few milliseconds, a hundred-odd skills); few enough that the
+ * callbacks arriving between two slices stay well under a millisecond of the loop, and that a
+ * walk slower than the pool (a category of 50,000 folders) holds no more than this many
+ * listings it has not reached.
  */
 export const PREFETCH_IN_FLIGHT = 128;
 
@@ -31,6 +33,8 @@ export class ListingPrefetch<K> {
   private readonly dirs = new Map<K, string>();
   private head = 0;
   private inFlight = 0;
+  /** Listings arrived and not yet taken. */
+  private arrived = 0;
   /** Directories asked for and not yet taken; their listing once it has arrived. */
   private readonly pending = new Map<K, PrefetchedListing | null>();
   private closed = false;
@@ -57,7 +61,10 @@ export class ListingPrefetch<K> {
     if (listing === undefined) return undefined;
     this.pending.delete(key);
     this.dirs.delete(key);
-    return listing ?? undefined;
+    if (listing === null) return undefined;
+    this.arrived--;
+    this.pump();
+    return listing;
   }
 
   /** Whether the listing `key` names has arrived and waits to be taken. */
@@ -77,10 +84,11 @@ export class ListingPrefetch<K> {
     this.dirs.clear();
     this.queue.length = 0;
     this.head = 0;
+    this.arrived = 0;
   }
 
   private pump(): void {
-    while (this.inFlight < PREFETCH_IN_FLIGHT && this.head < this.queue.length) {
+    while (this.inFlight + this.arrived < PREFETCH_IN_FLIGHT && this.head < this.queue.length) {
       const key = this.queue[this.head++]!;
       // Taken (listed by the walk itself) before its turn came: nothing to read ahead.
       if (this.pending.get(key) !== null) continue;
@@ -89,7 +97,10 @@ export class ListingPrefetch<K> {
         this.inFlight--;
         if (this.closed) return;
         // Taken meanwhile: the walk has listed it already.
-        if (this.pending.has(key)) this.pending.set(key, error ?? entries);
+        if (this.pending.has(key)) {
+          this.pending.set(key, error ?? entries);
+          this.arrived++;
+        }
         this.pump();
       });
     }
