@@ -126,13 +126,19 @@ interface Walk extends WalkProblems {
   sourcePath: string;
   /** Listings read ahead, keyed by the directory's entry in its parent's listing. */
   prefetch: ListingPrefetch<fs.Dirent>;
+  readAhead: boolean;
 }
 
+/**
+ * Walks one source. `readAhead` lists the subdirectories ahead on the thread pool while the
+ * probe works, which pays when the probe reads and parses each SKILL.md.
+ */
 export async function discoverSource(
   sourcePath: string,
   slicer: TimeSlicer,
   probe: SkillProbe = statSkillFile,
   options: WalkOptions = DEFAULT_WALK_OPTIONS,
+  readAhead = true,
 ): Promise<SourceDiscovery> {
   const root = path.resolve(sourcePath);
   const result: SourceDiscovery = { found: [], diagnostics: [], privateRefusals: [], failed: false };
@@ -172,6 +178,7 @@ export async function discoverSource(
     slicer,
     sourcePath: root,
     prefetch: new ListingPrefetch(),
+    readAhead,
   };
   const owner = foreignOwner(realRoot, walk);
   if (owner !== null) {
@@ -266,7 +273,7 @@ function openFrame(dir: string, level: number, insideSkill: boolean, walk: Walk,
   const entries = readEntries(dir, walk, entry);
   const isSkill = takeSkill(dir, entries, walk);
   if (level < MAX_SKILL_DEPTH) {
-    readAhead(dir, entries, isSkill, walk);
+    if (walk.readAhead) readAhead(dir, entries, isSkill, walk);
     return { dir, entries, next: 0, level, isSkill, insideSkill };
   }
   // Inside a skill, deep folders are its content (examples, vendored code), not lost skills.

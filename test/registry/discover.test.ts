@@ -233,8 +233,10 @@ test("a walk that yields often, taking listings read ahead on the thread pool, f
   // between its steps and are the ones it takes.
   const yielding = await discoverSource(root, new TimeSlicer(0, 0), statSkillFile, DEFAULT_WALK_OPTIONS);
   const inOneGo = await discover(root);
+  const withoutReadAhead = await discoverSource(root, new TimeSlicer(0, 0), statSkillFile, DEFAULT_WALK_OPTIONS, false);
   assert.deepEqual(dirsOf(yielding.found, root).sort(), expected.sort());
   assert.deepEqual(dirsOf(yielding.found, root), dirsOf(inOneGo.found, root), "the same skills in the same walk order");
+  assert.deepEqual(dirsOf(withoutReadAhead.found, root), dirsOf(inOneGo.found, root), "and the same without reading ahead");
   assert.deepEqual(yielding.diagnostics, []);
   assert.equal(yielding.failed, false);
 });
