@@ -126,7 +126,8 @@ interface Walk extends WalkProblems {
   sourcePath: string;
   /** Listings read ahead, keyed by the directory's entry in its parent's listing. */
   prefetch: ListingPrefetch<fs.Dirent>;
-  readAhead: boolean;
+  /** Whether subdirectories' listings are read ahead at all (see `discoverSource`). */
+  readsAhead: boolean;
 }
 
 /**
@@ -178,7 +179,7 @@ export async function discoverSource(
     slicer,
     sourcePath: root,
     prefetch: new ListingPrefetch(),
-    readAhead,
+    readsAhead: readAhead,
   };
   const owner = foreignOwner(realRoot, walk);
   if (owner !== null) {
@@ -273,7 +274,7 @@ function openFrame(dir: string, level: number, insideSkill: boolean, walk: Walk,
   const entries = readEntries(dir, walk, entry);
   const isSkill = takeSkill(dir, entries, walk);
   if (level < MAX_SKILL_DEPTH) {
-    if (walk.readAhead) readAhead(dir, entries, isSkill, walk);
+    if (walk.readsAhead) readAhead(dir, entries, isSkill, walk);
     return { dir, entries, next: 0, level, isSkill, insideSkill };
   }
   // Inside a skill, deep folders are its content (examples, vendored code), not lost skills.
