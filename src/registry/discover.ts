@@ -178,7 +178,8 @@ export async function discoverSource(
     stopped: false,
     slicer,
     sourcePath: root,
-    prefetch: new ListingPrefetch(),
+    // Held until the walk first yields: one that ends within its first slice reads nothing ahead.
+    prefetch: new ListingPrefetch(false),
     readsAhead: readAhead,
   };
   const owner = foreignOwner(realRoot, walk);
@@ -261,7 +262,10 @@ async function walkTree(realRoot: string, walk: Walk): Promise<void> {
       chain.push(real);
     }
     // An await per entry costs a microtask turn each; yield only when the slice is used up.
-    if (walk.slicer.due()) await walk.slicer.yield();
+    if (walk.slicer.due()) {
+      walk.prefetch.start();
+      await walk.slicer.yield();
+    }
   }
 }
 

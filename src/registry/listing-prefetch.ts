@@ -39,6 +39,19 @@ export class ListingPrefetch<K> {
   private readonly pending = new Map<K, PrefetchedListing | null>();
   private closed = false;
 
+  /**
+   * `started: false` holds requests until `start()`: a walk that finishes within its first slice
+   * of the loop never takes a listing read ahead, and would only have listed every folder twice.
+   */
+  constructor(private started = true) {}
+
+  /** Sends the requests held so far, and every later one as it comes. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.pump();
+  }
+
   /** Asks for the listings of `dirs`, known by `keys`, in the order the walk will reach them. */
   want(keys: readonly K[], dirs: readonly string[]): void {
     if (this.closed) return;
@@ -88,6 +101,7 @@ export class ListingPrefetch<K> {
   }
 
   private pump(): void {
+    if (!this.started) return;
     while (this.inFlight + this.arrived < PREFETCH_IN_FLIGHT && this.head < this.queue.length) {
       const key = this.queue[this.head++]!;
       // Taken (listed by the walk itself) before its turn came: nothing to read ahead.

@@ -105,3 +105,16 @@ test("after close nothing is kept and nothing more is asked", async () => {
   assert.equal(prefetch.take(first), undefined);
   assert.equal(prefetch.take(later), undefined);
 });
+
+test("a read-ahead made to wait asks nothing until it is started, then asks in order", async () => {
+  const dir = tempDir();
+  const prefetch = new ListingPrefetch<string>(false);
+  prefetch.want([dir], [dir]);
+  assert.equal(prefetch.inFlightCount, 0);
+  await new Promise((resume) => setImmediate(resume));
+  assert.equal(prefetch.ready(dir), false);
+  prefetch.start();
+  assert.equal(prefetch.inFlightCount, 1);
+  await idle(prefetch);
+  assert.deepEqual(prefetch.take(dir), []);
+});
