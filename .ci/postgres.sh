@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL for the test run, from Debian's packages.
-#   .ci/postgres.sh start DIR   initdb into DIR, listen on 127.0.0.1 on a free port (socket in
+#   .ci/postgres.sh start DIR [OWNER_PID]
+#                               initdb into DIR, listen on 127.0.0.1 on a free port (socket in
 #                               DIR), print the connection URL; the server's PID is in DIR/pid.
+#                               With OWNER_PID, a guardian stops the server and removes DIR once
+#                               that process is gone, however it ended (a SIGKILL runs no trap).
 #   .ci/postgres.sh stop DIR    stop it by that PID and remove DIR.
 # As root, the server runs as the `postgres` user (it refuses to run as root).
 set -euo pipefail
-command=${1:?usage: postgres.sh start|stop DIR}
-dir=${2:?usage: postgres.sh start|stop DIR}
+command=${1:?usage: postgres.sh start|stop|guard DIR}
+dir=${2:?usage: postgres.sh start|stop|guard DIR}
 
 case "$command" in
   start)
@@ -31,6 +34,12 @@ case "$command" in
     "${as[@]}" "$bin/postgres" -D "$dir/data" -p "$port" -c listen_addresses=127.0.0.1 \
       -c "unix_socket_directories=$dir" -c max_connections=300 >"$dir/server.log" 2>&1 &
     echo $! >"$dir/pid"
+    owner=${3:-}
+    if [ -n "$owner" ]; then
+      # In a session of its own, with no terminal and no pipe of the caller's held open (a command
+      # substitution would otherwise wait for it), so neither Ctrl-C nor the caller's end stops it.
+      setsid "$0" guard "$dir" "$owner" </dev/null >/dev/null 2>&1 &
+    fi
     for _ in $(seq 300); do
       if "$bin/pg_isready" -q -h 127.0.0.1 -p "$port" -U postgres; then
         echo "postgres://postgres@127.0.0.1:$port/postgres"
@@ -43,6 +52,11 @@ case "$command" in
     tail -n 20 "$dir/server.log" >&2
     exit 1
     ;;
+  guard)
+    owner=${3:?usage: postgres.sh guard DIR OWNER_PID}
+    while kill -0 "$owner" 2>/dev/null; do sleep 1; done
+    exec "$0" stop "$dir"
+    ;;
   stop)
     if [ -f "$dir/pid" ]; then
       pid=$(cat "$dir/pid")
@@ -53,7 +67,7 @@ case "$command" in
     rm -rf "$dir"
     ;;
   *)
-    echo "usage: postgres.sh start|stop DIR" >&2
+    echo "usage: postgres.sh start|stop|guard DIR" >&2
     exit 2
     ;;
 esac

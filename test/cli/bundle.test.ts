@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { jsonOf, runCli, sandbox } from "./cli-process.js";
+import { eventually } from "../support/eventually.js";
 import { startHttpServer } from "../support/mcp-server.js";
 import { writeSkill } from "../support/tmp.js";
 
@@ -74,6 +75,8 @@ test("mcp --http --bundle names the bundle's digest at start and on every respon
   const dir = (await runCli(["bundle", "skills", "bundles"], { cwd: t.cwd, env: t.env })).stdout.trim();
   const server = await startHttpServer(["--bundle", dir, "--no-log"], { cwd: t.cwd, env: { ...process.env, ...t.env } as Record<string, string> });
   try {
+    // The digest is computed after the server listens, so its line may follow the listening one.
+    await eventually(() => /^registry digest /m.test(server.stderr()), "the registry digest line");
     assert.match(server.stderr(), new RegExp(`^registry digest ${path.basename(dir)}$`, "m"));
     const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
     const answered = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(initialize) });

@@ -221,14 +221,18 @@ export function storeContract(name: string, open: () => Promise<StorePair>): voi
         const tag = randomUUID();
         const seenA: StoreMessage[] = [];
         const seenB: StoreMessage[] = [];
+        let check = (): void => {};
         const both = new Promise<void>((resolve) => {
-          const check = (): void => {
+          check = () => {
             if (seenA.length > 0 && seenB.length > 0) resolve();
           };
-          void a.subscribe((m) => m.tag === tag && (seenA.push(m), check()));
-          void b.subscribe((m) => m.tag === tag && (seenB.push(m), check()));
         });
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        // Both subscriptions are listening before anything is published: a message sent before a
+        // LISTEN lands is never delivered, and a sleep only guesses how long that takes.
+        const subscriptions = await Promise.all([
+          a.subscribe((m) => m.tag === tag && (seenA.push(m), check())),
+          b.subscribe((m) => m.tag === tag && (seenB.push(m), check())),
+        ]);
         const base = JSON.stringify({ tag, pad: "" }).length;
         const largest = { tag, pad: "x".repeat(MAX_MESSAGE_BYTES - base) };
         assert.equal(JSON.stringify(largest).length, MAX_MESSAGE_BYTES);
@@ -237,6 +241,7 @@ export function storeContract(name: string, open: () => Promise<StorePair>): voi
         await both;
         assert.deepEqual(seenA, [largest]);
         assert.deepEqual(seenB, [largest]);
+        await Promise.all(subscriptions.map((s) => s.close()));
       } finally {
         await close();
       }

@@ -3,6 +3,7 @@ import { after, describe, it } from "node:test";
 import postgres from "postgres";
 import { postgresStore } from "../../src/session/store-postgres.js";
 import { SCHEMA_VERSION } from "../../src/session/store-schema.js";
+import { eventually } from "../support/eventually.js";
 import { freshDatabase } from "../support/postgres.js";
 import { freshKey, storeContract } from "./store-contract.js";
 
@@ -110,6 +111,6 @@ describe("postgres store", { skip }, () => {
     await admin.end();
     await again;
     await store.publish({ kind: "after" });
-    while (!seen.includes("after")) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => seen.includes("after"), "the message published after the reconnect to arrive");
   });
 });

@@ -37,7 +37,9 @@ export async function startHttpServer(args: string[], options: { cwd: string; en
     }
   };
   try {
-    await eventually(() => LISTENING.test(stderr) || child.exitCode !== null, "the listening line");
+    // A bound against a hang, not a timing claim: a server compiled through tsx on a loaded
+    // two-core machine has been seen to take over 20 s to listen.
+    await eventually(() => LISTENING.test(stderr) || child.exitCode !== null, "the listening line", 90_000);
     const match = LISTENING.exec(stderr);
     assert.ok(match, `server did not start:\n${stderr}`);
     return { child, url: new URL(match[1]!), stderr: () => stderr, stop };

@@ -75,7 +75,40 @@ async function waitReady(bin: string, port: number, child: ChildProcess, logFile
   throw new Error(`postgres did not accept connections within 15 s: ${fs.readFileSync(logFile, "utf8").slice(-2000)}`);
 }
 
-/** Starts a throwaway server; stopped by PID (and its directory removed) when this process exits. */
+/**
+ * A process's "exit" event never fires when it is killed by a signal (the runner's timeout, a
+ * Ctrl-C, a SIGKILL), and a server left behind outlives every later run. So a guardian, in a
+ * session of its own (a terminal's signals do not reach it), holds the read end of a pipe whose
+ * write end only this process holds: however this process ends, the kernel closes that end, the
+ * guardian reads end-of-file, and stops the server and removes its directory.
+ */
+const GUARDIAN = `
+const [pid, dir] = process.argv.slice(1);
+const fs = require("node:fs");
+const stop = () => {
+  try { process.kill(Number(pid), "SIGQUIT"); } catch {}
+  const deadline = Date.now() + 5000;
+  const gone = () => { try { process.kill(Number(pid), 0); return false; } catch { return true; } };
+  const finish = () => {
+    if (!gone() && Date.now() < deadline) return setTimeout(finish, 50);
+    try { fs.rmSync(dir, { recursive: true, force: true }); } catch {}
+    process.exit(0);
+  };
+  finish();
+};
+process.stdin.on("end", stop);
+process.stdin.on("error", stop);
+process.stdin.resume();
+`;
+
+function guardServer(pid: number, dir: string): void {
+  const guardian = spawn(process.execPath, ["-e", GUARDIAN, String(pid), dir], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
+  guardian.unref();
+  // The pipe must not keep this process alive; it only has to stay open for as long as it lives.
+  (guardian.stdin as unknown as { unref(): void }).unref();
+}
+
+/** Starts a throwaway server; stopped by PID (and its directory removed) when this process exits, however it exits. */
 async function startServer(bin: string): Promise<Server> {
   const user = serverUser();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skillport-pg-"));
@@ -114,6 +147,7 @@ async function startServer(bin: string): Promise<Server> {
     spawnSync("sh", ["-c", `for i in $(seq 50); do kill -0 ${child.pid} 2>/dev/null || break; sleep 0.05; done; rm -rf '${dir}'`]);
   });
   child.unref();
+  guardServer(child.pid!, dir);
   await waitReady(bin, port, child, logFile);
   return { adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres` };
 }
