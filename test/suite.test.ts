@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { TSX_LOADER } from "./cli/cli-process.js";
+import { runCli, sandbox, TSX_LOADER } from "./cli/cli-process.js";
 import { eventually } from "./support/eventually.js";
 import { postgresBinDir } from "./support/postgres.js";
 
@@ -95,3 +95,9 @@ for (const signal of ["SIGKILL", "SIGTERM", "SIGINT"] as const) {
     }
   });
 }
+
+test("a CLI run that never exits is killed and fails naming the command", { timeout: 60_000 }, async () => {
+  const box = sandbox();
+  // An HTTP server runs until it is stopped: exactly the command a broken test would wait on.
+  await assert.rejects(runCli(["mcp", "--http", "0", "--root", box.cwd], { cwd: box.cwd, env: box.env, boundMs: 3_000 }), /skillport mcp --http 0 .* did not exit within 3 s/);
+});

@@ -21,7 +21,13 @@ export interface CliRunOptions {
   cwd?: string;
   env?: Record<string, string>;
   input?: string;
+  /** How long the command may run before it is killed and the run fails naming it (default 180 s). */
+  boundMs?: number;
 }
+
+// A bound against a hang, not a timing claim: it only turns a CLI that never exits into a
+// failure that names the command, long before the runner's per-file timeout would.
+const DEFAULT_BOUND_MS = 180_000;
 
 /**
  * HOME and XDG_STATE_HOME inside `home`: the CLI keeps session logs under the state directory, and
@@ -55,9 +61,20 @@ export function runCli(args: string[], options: CliRunOptions = {}): Promise<Cli
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   child.stdin!.end(options.input ?? "");
+  const boundMs = options.boundMs ?? DEFAULT_BOUND_MS;
   return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`skillport ${args.join(" ")} did not exit within ${boundMs / 1000} s\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    }, boundMs);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
