@@ -8,7 +8,7 @@ import { diagnostic } from "./diagnostic.js";
 import { readFrontmatter } from "./frontmatter.js";
 import { buildManifest } from "./manifest.js";
 import { readSkillFileSync } from "./skill-file.js";
-import { strictYamlProblem } from "./strict-yaml.js";
+import { strictYamlProblem } from "./strict-yaml/index.js";
 import type { FileStamp, LoadResult } from "./types.js";
 
 export function loadSkillSync(dir: string): LoadResult {

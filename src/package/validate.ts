@@ -16,7 +16,7 @@ import * as path from "node:path";
 import { MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "./limits.js";
 import { codePointLength } from "./naming.js";
 import { readSkillFileSync } from "./skill-file.js";
-import { loadStrictYaml, type StrictMap, type StrictValue } from "./strict-yaml.js";
+import { loadStrictYaml, type StrictMap, type StrictValue } from "./strict-yaml/index.js";
 
 export const STANDARD_FIELDS = ["allowed-tools", "compatibility", "description", "license", "metadata", "name"] as const;
 

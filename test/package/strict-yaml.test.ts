@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { loadSkillSync } from "../../src/package/load.js";
-import { loadStrictYaml, problemLine, pythonRepr, strictYamlProblem, type StrictValue } from "../../src/package/strict-yaml.js";
+import { loadStrictYaml, problemLine, pythonRepr, strictYamlProblem, type StrictValue } from "../../src/package/strict-yaml/index.js";
 import { generateSkill, random } from "../support/frontmatter-generator.js";
 import { splitFrontmatter } from "../../src/package/split.js";
 import { tempDir, writeSkill } from "../support/tmp.js";
