@@ -61,10 +61,14 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Newest records the in-memory log keeps, at most. */
-export const MEMORY_LOG_MAX_RECORDS = 1000;
+// A host holds a session per conversation, often a hundred at once, and most never read
+// `history()`: a default of 1,000 records and 8 MiB cost each conversation megabytes nobody asked
+// for (100 conversations held 400 MB). The default now covers the recent turns a host shows or
+// debugs; a host that wants more asks (`memoryHistory`, `memoryHistoryChars`) or passes a file log.
+/** Newest records the in-memory log keeps, at most, unless the host asks for more. */
+export const MEMORY_LOG_MAX_RECORDS = 64;
 /** Characters of JSON the in-memory log keeps, at most (the newest record is kept whatever its size). */
-export const MEMORY_LOG_MAX_CHARS = 8 * 1024 * 1024;
+export const MEMORY_LOG_MAX_CHARS = 256 * 1024;
 
 /**
  * The log of a session that has no file: its newest records, as JSON text, within a count and a
@@ -75,6 +79,7 @@ export const MEMORY_LOG_MAX_CHARS = 8 * 1024 * 1024;
  */
 export function memoryLog(maxRecords = MEMORY_LOG_MAX_RECORDS, maxChars = MEMORY_LOG_MAX_CHARS): SessionLog {
   if (!Number.isSafeInteger(maxRecords) || maxRecords < 0) throw new RangeError(`memoryHistory must be a whole number of records, 0 or more, not ${String(maxRecords)}`);
+  if (!Number.isSafeInteger(maxChars) || maxChars < 0) throw new RangeError(`memoryHistoryChars must be a whole number of characters, 0 or more, not ${String(maxChars)}`);
   // Nothing to keep: not even serialised, so a record costs the session nothing.
   if (maxRecords === 0) return { path: null, append: () => null, sync: () => null, close: () => null, held: () => [] };
   const lines: string[] = [];
@@ -91,7 +96,7 @@ export function memoryLog(maxRecords = MEMORY_LOG_MAX_RECORDS, maxChars = MEMORY
         lines[first++] = "";
       }
       // Compact now and then, so the array of dropped slots does not grow either.
-      if (first > 1024 && first * 2 > lines.length) {
+      if (first > Math.max(64, maxRecords) && first * 2 > lines.length) {
         lines.splice(0, first);
         first = 0;
       }

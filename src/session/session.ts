@@ -47,6 +47,11 @@ export interface SessionOptions {
    * reads the history (the MCP server with `--no-log`): a live session then holds no record at all.
    */
   memoryHistory?: number;
+  /**
+   * With no file log: how many characters of JSON those records may take (default
+   * `MEMORY_LOG_MAX_CHARS`, 256 KiB); the newest record is kept whatever its size.
+   */
+  memoryHistoryChars?: number;
   catalog?: { format?: CatalogFormat; budgetChars?: number };
   /** Explicit narrowing of this run to these skill names, on top of policy. */
   skills?: string[];
@@ -119,7 +124,7 @@ function toolCallIdOf(ctx: SkillToolContext | undefined): string | undefined {
 export function createSession(host: SessionHost, options: SessionOptions = {}): Session {
   const id = options.id ?? randomUUID();
   const logPath = resolveLogPath(host.cwd, id, options.log);
-  if (logPath === null) return openSession(host, settingsOf({ ...options, id }, undefined), memoryLog(options.memoryHistory), [], []);
+  if (logPath === null) return openSession(host, settingsOf({ ...options, id }, undefined), memoryLog(options.memoryHistory, options.memoryHistoryChars), [], []);
   // A log named by its own path may say whose session it is; a derived path already did.
   const namedFile = typeof options.log === "string" && logPath === path.resolve(host.cwd, options.log);
   const restoreOptions = options.id === undefined && namedFile ? options : { ...options, id };

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { describe, it } from "node:test";
 import type { Envelope, LoadedData } from "../../src/tool/envelope.js";
 import type { SkillSpec } from "../support/skill-spec.js";
-import { MEMORY_LOG_MAX_RECORDS, memoryLog } from "../../src/session/log.js";
+import { MEMORY_LOG_MAX_CHARS, MEMORY_LOG_MAX_RECORDS, memoryLog } from "../../src/session/log.js";
 import { runtimeOver, sessionOver } from "./host.js";
 
 function statusOf(envelope: Envelope): string | undefined {
@@ -478,6 +478,49 @@ describe("bounded memory", () => {
     const past = session.history();
     assert.equal(past.length, 5);
     assert.deepEqual(past.map((record) => (record.type === "call" ? record.toolCallId : record.type)), ["c0", "c1", "c2", "c3", "c4"]);
+  });
+
+  it("by default an in-memory session holds at most 64 records within 256 KiB of JSON, however many skills each listing names", async () => {
+    assert.equal(MEMORY_LOG_MAX_RECORDS, 64);
+    assert.equal(MEMORY_LOG_MAX_CHARS, 256 * 1024);
+    const skills: Record<string, object> = {};
+    for (let i = 0; i < 60; i++) skills[`skill-${String(i).padStart(2, "0")}`] = { description: `Does thing ${i}. ${"Use it when the task needs it. ".repeat(8)}` };
+    const { runtime } = await runtimeOver(skills);
+    const session = runtime.session({ log: false });
+    for (let i = 0; i < 200; i++) await session.call({}, { toolCallId: `c${i}` });
+    const history = session.history();
+    const chars = history.reduce((sum, record) => sum + JSON.stringify(record).length, 0);
+    const newest = JSON.stringify(history.at(-1)).length;
+    // The size bound, not the count, is what holds here: each listing record is ~15 KB.
+    assert.ok(history.length < MEMORY_LOG_MAX_RECORDS, `${history.length} records`);
+    assert.ok(chars <= MEMORY_LOG_MAX_CHARS, `${chars} chars held`);
+    assert.ok(chars > MEMORY_LOG_MAX_CHARS - newest, `${chars} chars held: fewer than the bound allows`);
+    session.close();
+  });
+
+  it("memoryHistoryChars: the records are kept exactly at the size bound, and the oldest goes one character past it", () => {
+    const record = (text: string) => ({ type: "catalog" as const, time: "t", text });
+    const size = (text: string) => JSON.stringify(record(text)).length;
+    const bound = size("aaaa") + size("bbbb");
+    const at = memoryLog(10, bound);
+    at.append(record("aaaa"));
+    at.append(record("bbbb"));
+    assert.deepEqual(at.held!().map((r) => (r.type === "catalog" ? r.text : "")), ["aaaa", "bbbb"]);
+    const past = memoryLog(10, bound);
+    past.append(record("aaaa"));
+    past.append(record("bbbbb"));
+    assert.deepEqual(past.held!().map((r) => (r.type === "catalog" ? r.text : "")), ["bbbbb"]);
+  });
+
+  it("memoryHistoryChars raises the size bound when the host asks, and must be a whole number", async () => {
+    const { runtime } = await runtimeOver({ alpha: {} });
+    for (const bad of [-1, 1.5, Number.NaN]) {
+      assert.throws(() => runtime.session({ log: false, memoryHistoryChars: bad }), RangeError, String(bad));
+    }
+    const session = runtime.session({ log: false, memoryHistory: 1_000, memoryHistoryChars: 16 * 1024 * 1024 });
+    for (let i = 0; i < 300; i++) await session.call({}, { toolCallId: `c${i}` });
+    assert.equal(session.history().filter((record) => record.type === "call").length, 300);
+    session.close();
   });
 
   it("memoryHistory must be a whole number of records, 0 or more", async () => {
