@@ -32,7 +32,8 @@ export type ParsedSkillUri = { skillName: string; relPath: string };
 /**
  * The skill name and the skill-relative path a request names, or null when it is not a
  * `skill://` URI at all. Percent-escapes are decoded once per segment; a segment that decodes to
- * `.`, `..`, empty, or holds `/`, `\` or NUL names nothing here (the caller answers "unknown").
+ * `.`, `..`, empty, or holds `/`, `\` or NUL names nothing here, nor does a URI with a query or
+ * a fragment (the caller answers "unknown").
  */
 export function parseSkillUri(uri: string): ParsedSkillUri | null {
   let url: URL;
@@ -41,7 +42,9 @@ export function parseSkillUri(uri: string): ParsedSkillUri | null {
   } catch {
     return null;
   }
-  if (url.protocol !== "skill:" || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "" || url.port !== "") return null;
+  // A query or fragment names nothing here, an empty one too: `SKILL.md?` parses to an empty
+  // `search`, so the printed URI is what tells (a `?` or `#` in a path or host is always escaped).
+  if (url.protocol !== "skill:" || /[?#]/.test(url.href) || url.username !== "" || url.password !== "" || url.port !== "") return null;
   const skillName = decode(url.host);
   if (skillName === null || skillName === "") return null;
   const raw = url.pathname.startsWith("/") ? url.pathname.slice(1) : url.pathname;

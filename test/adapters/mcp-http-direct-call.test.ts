@@ -9,7 +9,9 @@
 import assert from "node:assert/strict";
 import type http from "node:http";
 import { after, before, test } from "node:test";
-import { createMcpConnection, type McpConnection } from "../../src/adapters/mcp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { createMcpConnection, type McpConnection, type McpSessionFactory } from "../../src/adapters/mcp.js";
+import { serveMcpHttp } from "../../src/adapters/mcp-http.js";
 import { directToolCall } from "../../src/adapters/mcp-http-direct-call.js";
 import { createSkillRuntime, type SkillRuntime } from "../../src/runtime.js";
 import { startHttpServer, type HttpServer } from "../support/mcp-server.js";
@@ -35,18 +37,18 @@ after(async () => {
 
 const SESSION_HEADERS = { ...POST_HEADERS, "mcp-protocol-version": "2025-06-18" };
 
-async function session(): Promise<string> {
-  const answer = await initialize(server.url);
+async function session(url: URL = server.url): Promise<string> {
+  const answer = await initialize(url);
   assert.ok(answer.sessionId, `initialize answered ${answer.status}`);
-  await rawRequest(server.url, {
+  await rawRequest(url, {
     headers: { ...SESSION_HEADERS, "mcp-session-id": answer.sessionId },
     body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
   });
   return answer.sessionId;
 }
 
-function post(sessionId: string, body: unknown, headers: Record<string, string> = SESSION_HEADERS): Promise<RawAnswer> {
-  return rawRequest(server.url, { headers: { ...headers, "mcp-session-id": sessionId }, body: JSON.stringify(body) });
+function post(sessionId: string, body: unknown, headers: Record<string, string> = SESSION_HEADERS, url: URL = server.url): Promise<RawAnswer> {
+  return rawRequest(url, { headers: { ...headers, "mcp-session-id": sessionId }, body: JSON.stringify(body) });
 }
 
 /** The JSON-RPC messages of an SSE answer (or of a JSON one). */
@@ -97,6 +99,52 @@ test("a plain tools/call and the same call through the SDK's transport get the s
   const throughSdk = await post(viaSdk, { jsonrpc: "2.0", id: "call-1", method: "tools/call", params: { name: "skill", arguments: { name: "beta" }, _meta: {} } });
   assert.deepEqual(seen(plain, direct), seen(throughSdk, viaSdk));
   assert.equal((messagesOf(plain)[0] as { id: unknown }).id, "call-1");
+});
+
+test("an error a session throws reaches the client the same on the direct path and through the transport: its code, message and data", { timeout: 60_000 }, async () => {
+  // A library user's session factory (serveMcpHttp takes any), whose sessions refuse some calls
+  // by throwing, as a host enforcing its own rules would: the SDK's McpError with a JSON-RPC
+  // code and data, an error whose code is not a number, and a plain error.
+  const refusing: McpSessionFactory = {
+    registry: (scope) => runtime.registry(scope),
+    session: (options) => {
+      const real = runtime.session(options);
+      return {
+        ...real,
+        invoke: async (args, callOptions) => {
+          const name = (args as { name?: unknown } | undefined)?.name;
+          if (name === "refused") throw new McpError(-32602, "refused by the host's policy", { rule: "no-refused" });
+          if (name === "forbidden") throw new McpError(-32001, "not allowed in this workspace");
+          if (name === "gone") throw Object.assign(new Error("the session has ended"), { code: "session_gone" });
+          if (name === "broken") throw new Error("the store is unreachable");
+          return real.invoke(args, callOptions);
+        },
+      };
+    },
+  };
+  const serving = await serveMcpHttp(refusing, { session: { log: false }, version: "0.0.0", log: () => {} }, { port: 0 });
+  try {
+    const url = new URL(serving.url);
+    const direct = await session(url);
+    const viaSdk = await session(url);
+    const errors: Array<{ code: number; message: string; data?: unknown }> = [];
+    for (const [i, name] of ["refused", "forbidden", "gone", "broken", "alpha"].entries()) {
+      const params = { name: "skill", arguments: { name } };
+      const plain = await post(direct, { jsonrpc: "2.0", id: 200 + i, method: "tools/call", params }, SESSION_HEADERS, url);
+      const throughSdk = await post(viaSdk, { jsonrpc: "2.0", id: 200 + i, method: "tools/call", params: { ...params, _meta: {} } }, SESSION_HEADERS, url);
+      assert.deepEqual(seen(plain, direct), seen(throughSdk, viaSdk), name);
+      const { error } = messagesOf(plain)[0] as { error?: { code: number; message: string; data?: unknown } };
+      if (error) errors.push(error);
+    }
+    assert.deepEqual(errors, [
+      { code: -32602, message: "MCP error -32602: refused by the host's policy", data: { rule: "no-refused" } },
+      { code: -32001, message: "MCP error -32001: not allowed in this workspace" },
+      { code: -32603, message: "the session has ended" },
+      { code: -32603, message: "the store is unreachable" },
+    ]);
+  } finally {
+    await serving.close();
+  }
 });
 
 test("the direct path keeps the session: a repeated activation is already_active, whichever path loaded it", async () => {

@@ -57,6 +57,40 @@ test("exactly --max-sessions sessions are served; one more gets 503 with Retry-A
   }
 });
 
+test("initializes sent all at once are served up to --max-sessions exactly; the rest get 503 with Retry-After", { timeout: 60_000 }, async () => {
+  const N = 3;
+  const sent = N + 3;
+  // Every response waits for its registry digest, so the server holds each request until all
+  // have arrived and then lets them go at once: all are in flight before any session registers,
+  // and the cap must count initializes still being answered, not only sessions already live.
+  let arrived = 0;
+  let allArrived: () => void = () => {};
+  const gate = new Promise<void>((resolve) => (allArrived = resolve));
+  const registryDigest = async (): Promise<string> => {
+    if (++arrived === sent) allArrived();
+    await gate;
+    return "loaded-sha256-test";
+  };
+  const serving = await serveMcpHttp(runtime, { session: { log: false }, version: "test", log: () => {} }, { port: 0, maxSessions: N, registryDigest });
+  try {
+    const url = new URL(serving.url);
+    const answers = await Promise.all(Array.from({ length: sent }, () => initialize(url)));
+    const served = answers.filter((a) => a.status === 200);
+    const refused = answers.filter((a) => a.status !== 200);
+    assert.equal(served.length, N, `statuses ${answers.map((a) => a.status).join(", ")}`);
+    assert.equal(new Set(served.map((a) => a.sessionId)).size, N, "each served initialize has a session of its own");
+    assert.equal(refused.length, 3);
+    for (const answer of refused) {
+      assert.equal(answer.status, 503);
+      assert.equal(answer.headers["retry-after"], "30");
+      assert.equal(answer.sessionId, undefined);
+    }
+    assert.equal(serving.connections.size, N);
+  } finally {
+    await serving.close();
+  }
+});
+
 test("the default cap is min(descriptor limit / 2, memory / 16 MiB), within 16..10,000", () => {
   const GiB = 1024 ** 3;
   assert.equal(defaultMaxSessions(1024, 8 * GiB), 512);

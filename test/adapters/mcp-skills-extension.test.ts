@@ -213,6 +213,11 @@ test("one connection's scope decides what it sees; unknown and not-allowed URIs 
       ["resources/read", "skill://allowed-one/references/../../other-one/SKILL.md"],
       ["resources/read", "skill://allowed-one/%2E%2E/other-one/SKILL.md"],
       ["resources/read", "skill://allowed-one/references"],
+      ["resources/read", "skill://allowed-one/SKILL.md?x"],
+      ["resources/read", "skill://allowed-one/SKILL.md?"],
+      ["resources/read", "skill://allowed-one/SKILL.md#x"],
+      ["skills/get", "skill://allowed-one/SKILL.md?x"],
+      ["resources/directory/read", "skill://allowed-one?x"],
       ["resources/read", "file:///etc/passwd"],
       ["resources/directory/read", "skill://allowed-one/SKILL.md"],
       ["resources/directory/read", "skill://other-one"],
@@ -278,6 +283,55 @@ test("skills/list pages hold 100 entries, never split one, skip a skill the vali
     const uris = [...again.skills, ...second.skills].map((e) => e.uri);
     assert.equal(new Set(uris).size, 101, "no entry on two pages");
     assert.equal((await skills.list()).skills.length, 101, "the SDK client walks both pages");
+  } finally {
+    await client.close();
+  }
+});
+
+test("a skill named with 64 characters is listed and one of 65 is left out with a diagnostic, so the SDK client's listing stays whole", { timeout: 60_000 }, async () => {
+  const root = realTempDir("skillport-ext-names");
+  const at = `n${"a".repeat(63)}`;
+  const past = `n${"a".repeat(64)}`;
+  makeSkill(root, at);
+  makeSkill(root, past);
+  makeSkill(root, "plain-one");
+  const { client, stderr } = await stdioClient(["--root", root]);
+  try {
+    // The SDK client refuses a whole listing that holds one entry its validator rejects.
+    const read = await readEverything(new SkillsClient(client));
+    assert.deepEqual([...read.keys()].sort(), [at, "plain-one"]);
+    await eventually(() => stderr().includes(`${past} (`) && /is not served: frontmatter name ".*" must be 1-64 lowercase letters/.test(stderr()), "the diagnostic");
+  } finally {
+    await client.close();
+  }
+});
+
+test("resources/directory/read pages hold 100 children: a folder of 100 is one page, one of 101 is 100 and then 1, never a child twice", { timeout: 60_000 }, async () => {
+  const root = realTempDir("skillport-ext-dir-pages");
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 100; i++) files[`references/r${String(i).padStart(3, "0")}.md`] = `${i}\n`;
+  for (let i = 0; i < 101; i++) files[`assets/a${String(i).padStart(3, "0")}.txt`] = `${i}\n`;
+  makeSkill(root, "wide", { files });
+  const { client } = await stdioClient(["--root", root]);
+  type Page = { resources: Array<{ uri: string }>; nextCursor?: string };
+  const page = (uri: string, cursor?: string) =>
+    client.request({ method: "resources/directory/read", params: cursor ? { uri, cursor } : { uri } }, anyResult) as Promise<Page>;
+  try {
+    const full = await page("skill://wide/references");
+    assert.equal(full.resources.length, 100, "exactly one full page");
+    assert.equal(full.nextCursor, undefined, "100 children: no second page");
+
+    const first = await page("skill://wide/assets");
+    assert.equal(first.resources.length, 100);
+    assert.ok(first.nextCursor, "101 children: a second page");
+    const second = await page("skill://wide/assets", first.nextCursor);
+    assert.deepEqual(second.resources.map((r) => r.uri), ["skill://wide/assets/a100.txt"]);
+    assert.equal(second.nextCursor, undefined);
+    const uris = [...first.resources, ...second.resources].map((r) => r.uri);
+    assert.equal(new Set(uris).size, 101, "no child on two pages");
+
+    const walked = await new SkillsClient(client).readDirectory("skill://wide/assets");
+    assert.deepEqual(walked.resources.map((r) => r.uri), uris, "the SDK client walks both pages, in order");
   } finally {
     await client.close();
   }

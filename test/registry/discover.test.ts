@@ -206,6 +206,38 @@ test("self-referencing and broken symlinks are reported, not followed", async (t
   assert.deepEqual(codes(diagnostics).sort(), ["symlink_broken", "symlink_loop", "symlink_loop"]);
 });
 
+test("with external links off, a link into a sibling whose name only begins with the source's (src-evil beside src) is not followed", async (t) => {
+  const base = tempDir(t);
+  const source = path.join(base, "src");
+  const own = writeSkill(source, "own");
+  const stolen = writeSkill(path.join(base, "src-evil"), "stolen");
+  fs.symlinkSync(stolen, path.join(source, "link-dir"));
+  fs.symlinkSync(path.join(base, "src-evil"), path.join(source, "link-category"));
+  fs.mkdirSync(path.join(source, "link-file"));
+  fs.symlinkSync(path.join(stolen, "SKILL.md"), path.join(source, "link-file", "SKILL.md"));
+  const { found, diagnostics } = await discover(source, { followExternalLinks: false });
+  assert.deepEqual(found.map((f) => f.dir), [own]);
+  assert.deepEqual(
+    diagnostics.map((d) => [d.code, path.relative(source, d.path)]).sort(),
+    [["symlink_external", "link-category"], ["symlink_external", "link-dir"], ["symlink_external", "link-file/SKILL.md"]],
+  );
+});
+
+test("an agent's private folder does not claim a sibling whose name only begins with it (private-evil beside private)", async (t) => {
+  const base = tempDir(t);
+  const source = path.join(base, "shared");
+  const sibling = writeSkill(path.join(base, "private-evil"), "public-one");
+  const secret = writeSkill(path.join(base, "private"), "secret-one");
+  fs.mkdirSync(source);
+  fs.symlinkSync(sibling, path.join(source, "to-sibling"));
+  fs.symlinkSync(secret, path.join(source, "to-private"));
+  const privateRoots = [{ path: path.join(base, "private"), owners: ["a"] }];
+  const { found, diagnostics, privateRefusals } = await discover(source, { privateRoots });
+  assert.deepEqual(found.map((f) => f.dir), [sibling]);
+  assert.deepEqual(diagnostics, []);
+  assert.deepEqual(privateRefusals.map((r) => [r.owner, path.relative(source, r.diagnostic.path)]), [["a", "to-private"]]);
+});
+
 test("a source root that is a symlink is resolved", async (t) => {
   const root = tempDir(t);
   const real = path.join(root, "real-root");

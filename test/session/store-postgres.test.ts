@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import postgres from "postgres";
-import { postgresStore } from "../../src/session/store-postgres.js";
+import { postgresStore, type PostgresStore } from "../../src/session/store-postgres.js";
+import type { SessionKey } from "../../src/session/store.js";
 import { SCHEMA_VERSION } from "../../src/session/store-schema.js";
 import { eventually } from "../support/eventually.js";
 import { freshDatabase } from "../support/postgres.js";
@@ -71,6 +72,55 @@ describe("postgres store", { skip }, () => {
     const [setting] = await store.sql<Array<{ mode: string }>>`select current_setting('synchronous_commit') as mode`;
     assert.equal(setting?.mode, "on");
     await store.sql.unsafe("drop trigger note_commit_mode on skillport_records");
+  });
+
+  /** The idempotency answers stored under `idempotencyKey`, straight from the table. */
+  async function answerRows(store: PostgresStore, key: SessionKey, idempotencyKey: string): Promise<number> {
+    const [row] = await store.sql<Array<{ n: number }>>`
+      select count(*)::int as n from skillport_answers where principal = ${key.principal} and session_id = ${key.sessionId} and key = ${idempotencyKey}`;
+    return row!.n;
+  }
+
+  it("a stale append with an idempotency key stores no answer: the stale writer reads a conflict, never a duplicate, and its key stays free", { timeout: 30_000 }, async () => {
+    const writer = await postgresStore(url);
+    const stale = await postgresStore(url);
+    try {
+      const key = freshKey();
+      await writer.appendAt(key, 0, [{ type: "clear", time: "a" }]);
+      await writer.appendAt(key, 1, [{ type: "clear", time: "b" }]);
+      // `stale` still believes the next sequence is 1.
+      const idempotencyKey = `${key.sessionId}:stale`;
+      const outcome = await stale.appendAt(key, 1, [{ type: "clear", time: "late" }], { idempotencyKey, answer: "late" });
+      assert.equal(outcome.status, "conflict");
+      assert.deepEqual(outcome.status === "conflict" ? outcome.records.map((r) => [r.seq, (r.record as { time: string }).time]) : null, [[1, "b"]]);
+      assert.equal(await answerRows(stale, key, idempotencyKey), 0, "no answer row for records that never landed");
+      assert.equal("answer" in (await stale.read(key, 0, { idempotencyKey })), false);
+      // Caught up, the same key appends for real.
+      assert.deepEqual(await stale.appendAt(key, 2, [{ type: "clear", time: "late" }], { idempotencyKey, answer: "late" }), { status: "ok", nextSeq: 3 });
+      assert.equal(await answerRows(stale, key, idempotencyKey), 1);
+    } finally {
+      await writer.close();
+      await stale.close();
+    }
+  });
+
+  it("an append that would leave a gap is refused, with an idempotency key or without, and stores no answer", { timeout: 30_000 }, async () => {
+    const store = await postgresStore(url);
+    try {
+      const key = freshKey();
+      await store.appendAt(key, 0, [{ type: "clear", time: "a" }]);
+      const idempotencyKey = `${key.sessionId}:gap`;
+      await assert.rejects(store.appendAt(key, 2, [{ type: "clear", time: "gap" }], { idempotencyKey, answer: "gap" }), /would leave a gap: the session's next sequence is 1/);
+      assert.equal(await answerRows(store, key, idempotencyKey), 0, "no answer row for records that never landed");
+      await assert.rejects(store.appendAt(key, 2, [{ type: "clear", time: "gap" }]), /would leave a gap: the session's next sequence is 1/);
+      const read = await store.read(key, 0, { idempotencyKey });
+      assert.equal("answer" in read, false);
+      assert.equal(read.nextSeq, 1);
+      // At the right sequence the key is still free: the append is new, not a duplicate.
+      assert.deepEqual(await store.appendAt(key, 1, [{ type: "clear", time: "b" }], { idempotencyKey, answer: "b" }), { status: "ok", nextSeq: 2 });
+    } finally {
+      await store.close();
+    }
   });
 
   it("skips a foreign row with a diagnostic, keeping its sequence", async () => {
