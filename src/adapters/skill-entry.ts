@@ -68,6 +68,9 @@ export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCac
   const listing = await listResources(skill.dir);
   if (listing.truncated) return refuse("its package is larger than the resource listing's bounds");
   const relPaths = ["SKILL.md", ...listing.files, ...listing.scripts.map((script) => path.relative(skill.dir, script).split(path.sep).join("/"))];
+  // A backstop: the resource listing's own bound (500 entries, marked truncated and refused
+  // above) is tighter today, so no package reaches this check. It stays so that raising the
+  // listing's bound can never publish more files than the extension allows.
   if (relPaths.length > SKILL_LIMITS.files) return refuse(`it has more than ${SKILL_LIMITS.files} files`);
   const files: PackageFile[] = [];
   for (const rel of relPaths) {
@@ -95,6 +98,7 @@ export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCac
   const dirs = new Set<string>([""]);
   for (const file of files) {
     const uri = skillUri(skill.name, file.path);
+    // A backstop: only `.` and `..` make a non-canonical URI, and no listed file has those names.
     if (!isCanonical(uri)) return refuse(`the file name ${JSON.stringify(file.path)} cannot be written as a URI`);
     const hashed = file.path === "SKILL.md" ? { ok: true as const, digest: sha256(manifest.bytes), size: manifest.bytes.length } : await digestOf(skill.dir, file, digests);
     if (!hashed.ok) return refuse(hashed.reason);
