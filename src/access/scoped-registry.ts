@@ -112,6 +112,7 @@ export function buildScopedRegistry(
   return Object.freeze({
     toolAvailable: isToolEffective(SKILL_TOOL, scopePolicies),
     version: snapshot.version,
+    sourceRoots: snapshot.sourceRoots,
     list: () => offered().map((info) => ({ ...info })),
     offered,
     get: (name: string) => {

@@ -69,4 +69,10 @@ export interface ScopedRegistry {
   availability(name: string): Availability | undefined;
   /** Snapshot version this scope was resolved from. */
   readonly version: number;
+  /**
+   * The root directory of every source (`RegistrySnapshot.sourceRoots`): a root inside a skill's
+   * folder is another package, which the tool neither lists nor reads through that skill.
+   * Optional, for registries a host builds itself; without it only nested skills end a package.
+   */
+  readonly sourceRoots?: readonly string[];
 }

@@ -40,6 +40,8 @@ const CACHE_FIELDS = { ttlMs: 0, cacheScope: "private" as const };
 export interface SkillsExtensionSource {
   /** The skills this connection may see through the extension, in any order. */
   skills(): readonly RegisteredSkill[];
+  /** Every source's root directory: one inside a skill's folder is not part of that skill's package. */
+  sourceRoots(): readonly string[];
   /** A skill left out of the extension, and why; called again only when the reason changes. */
   report(skill: RegisteredSkill, reason: string): void;
 }
@@ -69,7 +71,7 @@ export function attachSkillsExtension(server: Server, source: SkillsExtensionSou
 
   /** The entry of one skill, or null (reported) when the extension does not publish it. */
   const serve = async (skill: RegisteredSkill): Promise<ServedSkill | null> => {
-    const built = await buildSkillEntry(skill, digests);
+    const built = await buildSkillEntry(skill, digests, source.sourceRoots());
     if (built.ok) {
       reported.delete(skill.dir);
       return built.served;
@@ -149,7 +151,7 @@ export function attachSkillsExtension(server: Server, source: SkillsExtensionSou
       if (served.dirs.has(relPath)) throw new ProtocolError(ErrorCode.InvalidParams, `${uri} is a directory; read it with resources/directory/read`);
       throw unknown(uri);
     }
-    const read = await readConfinedBytes(served.skill.dir, file.path, { maxBytes: SKILL_LIMITS.bytes });
+    const read = await readConfinedBytes(served.skill.dir, file.path, { maxBytes: SKILL_LIMITS.bytes, sourceRoots: served.sourceRoots });
     if (!read.ok) throw new ProtocolError(ErrorCode.InvalidParams, `${uri}: ${read.message}`);
     const text = decodeUtf8(read.bytes);
     const canonical = skillUri(served.skill.name, file.path);

@@ -26,7 +26,7 @@ import { ProtocolError } from "./protocol-error.js";
 /** The slice of the runtime an MCP server needs: a session per connection, and what a scope may see. */
 export interface McpSessionFactory {
   session(options: SessionOptions): Session;
-  registry(scope: Scope): Pick<ScopedRegistry, "toolAvailable" | "all" | "availability">;
+  registry(scope: Scope): Pick<ScopedRegistry, "toolAvailable" | "all" | "availability" | "sourceRoots">;
 }
 
 export interface McpServerOptions {
@@ -120,6 +120,7 @@ export function createMcpConnection(
   const usable = (): RegisteredSkill[] => usableSkills(runtime, scopeOf(options.session));
   const extension = attachSkillsExtension(server, {
     skills: usable,
+    sourceRoots: () => runtime.registry(scopeOf(options.session)).sourceRoots ?? [],
     report: (skill, reason) => options.log(`skills extension: ${skill.name} (${skill.dir}) is not served: ${reason}`),
   });
   const prompts = attachSkillPrompts(server, session, { skills: usable });

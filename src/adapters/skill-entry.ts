@@ -43,6 +43,8 @@ export interface ServedSkill {
   files: Map<string, { path: string; size: number; mimeType: string }>;
   /** Skill-relative folders, "" (the skill's root) included. */
   dirs: Set<string>;
+  /** The source roots the package was listed with: its files are read under the same bounds. */
+  sourceRoots: readonly string[];
 }
 
 export type EntryResult = { ok: true; served: ServedSkill } | { ok: false; reason: string };
@@ -60,12 +62,12 @@ export class DigestCache {
   }
 }
 
-export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCache): Promise<EntryResult> {
+export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCache, sourceRoots: readonly string[] = []): Promise<EntryResult> {
   const refuse = (reason: string): EntryResult => ({ ok: false, reason });
   if (path.basename(skill.skillFile) !== "SKILL.md") return refuse("its manifest is named skill.md; the extension serves SKILL.md only");
 
   // The package as the tool lists it (one rule for what a skill ships), plus SKILL.md itself.
-  const listing = await listResources(skill.dir);
+  const listing = await listResources(skill.dir, { sourceRoots });
   if (listing.truncated) return refuse("its package is larger than the resource listing's bounds");
   const relPaths = ["SKILL.md", ...listing.files, ...listing.scripts.map((script) => path.relative(skill.dir, script).split(path.sep).join("/"))];
   // A backstop: the resource listing's own bound (500 entries, marked truncated and refused
@@ -83,7 +85,7 @@ export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCac
   for (const file of files) total += file.size;
   if (total > SKILL_LIMITS.bytes) return refuse(`its files add up to ${total} bytes, over ${SKILL_LIMITS.bytes}`);
 
-  const manifest = await readConfinedBytes(skill.dir, "SKILL.md", { maxBytes: SKILL_LIMITS.bytes });
+  const manifest = await readConfinedBytes(skill.dir, "SKILL.md", { maxBytes: SKILL_LIMITS.bytes, sourceRoots });
   if (!manifest.ok) return refuse(manifest.message);
   const text = decodeUtf8(manifest.bytes);
   if (text === null) return refuse("SKILL.md is not valid UTF-8");
@@ -100,7 +102,7 @@ export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCac
     const uri = skillUri(skill.name, file.path);
     // A backstop: only `.` and `..` make a non-canonical URI, and no listed file has those names.
     if (!isCanonical(uri)) return refuse(`the file name ${JSON.stringify(file.path)} cannot be written as a URI`);
-    const hashed = file.path === "SKILL.md" ? { ok: true as const, digest: sha256(manifest.bytes), size: manifest.bytes.length } : await digestOf(skill.dir, file, digests);
+    const hashed = file.path === "SKILL.md" ? { ok: true as const, digest: sha256(manifest.bytes), size: manifest.bytes.length } : await digestOf(skill.dir, file, digests, sourceRoots);
     if (!hashed.ok) return refuse(hashed.reason);
     resources.push({ uri, digest: hashed.digest, size: hashed.size });
     served.set(uri, { path: file.path, size: hashed.size, mimeType: mimeTypeFor(file.path) });
@@ -108,7 +110,7 @@ export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCac
   }
   resources.sort((a, b) => compare(a.uri, b.uri));
   const entry: SkillEntry = { uri: skillUri(skill.name, "SKILL.md"), frontmatter, resources };
-  return { ok: true, served: { skill, entry, files: served, dirs } };
+  return { ok: true, served: { skill, entry, files: served, dirs, sourceRoots } };
 }
 
 interface PackageFile {
@@ -128,11 +130,11 @@ async function stampOf(file: string): Promise<FileStamp | null> {
 
 type Hashed = { ok: true; digest: string; size: number } | { ok: false; reason: string };
 
-async function digestOf(dir: string, file: PackageFile, digests: DigestCache): Promise<Hashed> {
+async function digestOf(dir: string, file: PackageFile, digests: DigestCache, sourceRoots: readonly string[]): Promise<Hashed> {
   const key = `${dir}\0${file.path}\0${file.stamp.size}\0${file.stamp.mtimeMs}\0${file.stamp.ino}`;
   const known = digests.get(key);
   if (known !== undefined) return { ok: true, digest: known, size: file.size };
-  const read = await readConfinedBytes(dir, file.path, { maxBytes: SKILL_LIMITS.bytes + 1 });
+  const read = await readConfinedBytes(dir, file.path, { maxBytes: SKILL_LIMITS.bytes + 1, sourceRoots });
   if (!read.ok) return { ok: false, reason: read.message };
   if (read.bytes.length > SKILL_LIMITS.bytes) return { ok: false, reason: `${file.path} is over ${SKILL_LIMITS.bytes} bytes` };
   // The size published is the size of the bytes hashed, read now, not the earlier stat's.

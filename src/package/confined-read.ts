@@ -5,7 +5,7 @@
  */
 import fs, { constants } from "node:fs";
 import path from "node:path";
-import { isLeftOutOfPackage } from "./package-shape.js";
+import { isLeftOutOfPackage, liesInOtherPackage, sourceRootsInside } from "./package-shape.js";
 import { isOutOfDescriptors, outOfDescriptorsText } from "./descriptor-limit.js";
 
 /**
@@ -18,9 +18,17 @@ export type ReadErrorReason = "illegal_path" | "unsupported_path" | "not_found" 
 
 export const DEFAULT_MAX_READ_BYTES = 256 * 1024;
 
+const NO_ROOTS: readonly string[] = Object.freeze([]);
+const NOT_IN_SKILL = "no such file in this skill";
+
 export interface ConfinedReadOptions {
   /** Largest number of bytes returned; longer files are cut with a notice. */
   maxBytes?: number;
+  /**
+   * The real root directories of every source: one inside the skill's directory is another
+   * package, never part of this one (see `endsPackage`). Default none.
+   */
+  sourceRoots?: readonly string[];
 }
 
 export type ConfinedRead =
@@ -64,7 +72,7 @@ export async function readConfinedFile(
   options: ConfinedReadOptions = {},
 ): Promise<ConfinedRead> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_READ_BYTES;
-  const read = await readConfinedBytes(skillDir, filePath, { maxBytes: maxBytes + 1 });
+  const read = await readConfinedBytes(skillDir, filePath, { maxBytes: maxBytes + 1, sourceRoots: options.sourceRoots ?? NO_ROOTS });
   if (!read.ok) return read;
   const { bytes, size } = read;
   const truncated = bytes.length > maxBytes;
@@ -87,7 +95,11 @@ export type ConfinedBytes =
  * The raw bytes of one regular file inside `skillDir`, at most `maxBytes` of them (`size` is the
  * whole file's), under exactly the confinement of `readConfinedFile`, which is built on it.
  */
-export async function readConfinedBytes(skillDir: string, filePath: string, options: { maxBytes: number }): Promise<ConfinedBytes> {
+export async function readConfinedBytes(
+  skillDir: string,
+  filePath: string,
+  options: { maxBytes: number; sourceRoots?: readonly string[] },
+): Promise<ConfinedBytes> {
   const normalised = normaliseSkillPath(filePath);
   if (!normalised.ok) return normalised;
   const relative = normalised.path;
@@ -109,17 +121,27 @@ export async function readConfinedBytes(skillDir: string, filePath: string, opti
     realTarget = fs.realpathSync.native(path.join(realDir, ...normalised.segments));
   } catch (error) {
     const reason = reasonOf(error);
-    return refuse(reason, reason === "not_found" ? "no such file in this skill" : describe(error));
+    return refuse(reason, reason === "not_found" ? NOT_IN_SKILL : describe(error));
   }
   // Checked on the real paths, after every symlink is resolved, and by whole components so
   // that a sibling `a-evil` never counts as inside `a`.
   if (!isInside(realDir, realTarget)) return refuse("illegal_path", "it resolves outside the skill directory");
   // A link inside the package may still lead to a left-out entry (`notes.md -> .env`).
-  if (path.relative(realDir, realTarget).split(path.sep).some(isLeftOutOfPackage)) return leftOut();
+  const realSegments = path.relative(realDir, realTarget).split(path.sep);
+  if (realSegments.some(isLeftOutOfPackage)) return leftOut();
+  // Another skill's or source's files answer as files this package does not have, before
+  // anything else is said of them (that one is a directory, or not UTF-8).
+  const sourceRoots = sourceRootsInside(realDir, options.sourceRoots ?? NO_ROOTS);
+  if (liesInOtherPackage(realDir, realSegments, sourceRoots)) return refuse("not_found", NOT_IN_SKILL);
 
   try {
     // Before opening: a device is never opened at all.
-    if (!fs.statSync(realTarget).isFile()) return refuse("not_a_file", "it is not a regular file");
+    const stat = fs.statSync(realTarget);
+    if (!stat.isFile()) {
+      // A nested skill's own folder is no more this package's than the files in it are.
+      if (stat.isDirectory() && liesInOtherPackage(realDir, realSegments, sourceRoots, true)) return refuse("not_found", NOT_IN_SKILL);
+      return refuse("not_a_file", "it is not a regular file");
+    }
   } catch (error) {
     return refuse(reasonOf(error), describe(error));
   }

@@ -6,6 +6,8 @@
  * these out and a read refuses them, so the model is never offered one and cannot ask for one;
  * discovery skips the same names, and never looks for skills inside the resource folders.
  */
+import fs from "node:fs";
+import path from "node:path";
 
 /** The standard's folders. Files under `scripts/` are listed as absolute paths, to be run. */
 export const SCRIPTS_DIR = "scripts";
@@ -17,4 +19,68 @@ export const SKILL_FILE_NAMES: readonly string[] = ["SKILL.md", "skill.md"];
 /** Whether an entry of that name is left out of the package (listing and reads alike). */
 export function isLeftOutOfPackage(name: string): boolean {
   return name.startsWith(".") || name === "node_modules";
+}
+
+/**
+ * Whether a directory entry is the nested-skill marker: SKILL.md (or skill.md) that is not a
+ * directory. A link counts, dangling or not, as it does for discovery, which takes the folder
+ * for a skill (and never for part of the one around it) whatever the link leads to.
+ */
+export function isSkillFileEntry(entry: { name: string; isDirectory(): boolean }): boolean {
+  return SKILL_FILE_NAMES.includes(entry.name) && !entry.isDirectory();
+}
+
+/**
+ * Where a package ends (SPEC §1 Resources): at a directory below the skill that is a skill of
+ * its own (it holds the marker and lies outside the resource folders, as discovery finds nested
+ * skills) or the root of another source. Everything below such a directory belongs to that skill
+ * or source alone, so the enclosing skill neither lists it nor reads it, whoever asks: an
+ * agent's private source kept inside a shared skill's folder, or a nested skill a policy
+ * excludes, must not be reachable by naming the skill around it. The one rule: the resource
+ * listing asks it with the listing in hand, a read with `lstat`s (`liesInOtherPackage`).
+ *
+ * `dirSegments` is the directory's path below the skill's real directory `realDir`;
+ * `sourceRoots` are the real root directories of every source (those not inside `realDir` never
+ * match); `holdsSkillFile` says whether the directory holds the marker, and is asked only where
+ * a nested skill may sit.
+ */
+export function endsPackage(realDir: string, dirSegments: readonly string[], sourceRoots: readonly string[], holdsSkillFile: () => boolean): boolean {
+  if (dirSegments.length === 0) return false;
+  if (sourceRoots.length > 0 && sourceRoots.includes(path.join(realDir, ...dirSegments))) return true;
+  return !(RESOURCE_DIRS as readonly string[]).includes(dirSegments[0]!) && holdsSkillFile();
+}
+
+/** The roots among `sourceRoots` that lie below `realDir`: the only ones `endsPackage` can meet there (nearly always none). */
+export function sourceRootsInside(realDir: string, sourceRoots: readonly string[]): readonly string[] {
+  const prefix = realDir.endsWith(path.sep) ? realDir : realDir + path.sep;
+  return sourceRoots.some((root) => root.startsWith(prefix)) ? sourceRoots.filter((root) => root.startsWith(prefix)) : NO_ROOTS;
+}
+
+const NO_ROOTS: readonly string[] = Object.freeze([]);
+
+/**
+ * Whether the entry at `segments` (its real path below the skill's real directory `realDir`)
+ * lies in another package: some directory on its way, or the entry itself when `isDirectory`,
+ * ends the skill's (`endsPackage`). One `lstat` per marker name per directory outside the
+ * resource folders: `forms.md` costs none, `references/x.md` none, `themes/x.md` two.
+ */
+export function liesInOtherPackage(realDir: string, segments: readonly string[], sourceRoots: readonly string[], isDirectory = false): boolean {
+  const directories = isDirectory ? segments.length : segments.length - 1;
+  for (let depth = 1; depth <= directories; depth++) {
+    const dirSegments = segments.slice(0, depth);
+    const holdsSkillFile = () => SKILL_FILE_NAMES.some((name) => isNotDirectory(path.join(realDir, ...dirSegments, name)));
+    if (endsPackage(realDir, dirSegments, sourceRoots, holdsSkillFile)) return true;
+  }
+  return false;
+}
+
+/** Whether something other than a directory is at `file` (a link is not followed); false when nothing is. */
+function isNotDirectory(file: string): boolean {
+  try {
+    const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+    return stat !== undefined && !stat.isDirectory();
+  } catch {
+    // Unreadable (a directory on the way without search permission): nothing is known to be there.
+    return false;
+  }
 }

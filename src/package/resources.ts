@@ -16,7 +16,8 @@
  *
  * Left out: what the package leaves out (package-shape.ts), the files of a nested skill (a
  * subdirectory with its own SKILL.md, outside `scripts/`, `references/`, `assets/`, which is how
- * discovery finds nested skills), symlinked directories (a listing must not loop), a symlink
+ * discovery finds nested skills) and of another source's root inside the package, a symlinked
+ * file leading into either (`endsPackage` decides, for reads too), symlinked directories (a listing must not loop), a symlink
  * whose target lies outside the skill's real directory (the listing must not offer a file that a
  * confined read refuses), a name holding a backslash (a read takes it for a separator, so it
  * could never be read), and a name with a line break or a hidden character (the listing reaches
@@ -28,7 +29,7 @@ import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { isInside } from "./confined-read.js";
 import { hasUnshowableCharacter } from "./display-text.js";
-import { isLeftOutOfPackage, RESOURCE_DIRS, SCRIPTS_DIR, SKILL_FILE_NAMES } from "./package-shape.js";
+import { endsPackage, isLeftOutOfPackage, isSkillFileEntry, liesInOtherPackage, SCRIPTS_DIR, SKILL_FILE_NAMES, sourceRootsInside } from "./package-shape.js";
 
 /** Directories below the skill directory a listed file may lie in: `1/2/3/4/5/file` is listed. */
 export const MAX_RESOURCE_DEPTH = 5;
@@ -61,7 +62,7 @@ export interface ResourceListing {
   readonly truncated: boolean;
 }
 
-/** Packages whose last listing is kept; past this the least recently listed is dropped. */
+/** Packages whose last listing is kept (by directory and source roots); past this the least recently listed is dropped. */
 const CACHED_PACKAGES = 256;
 /** How long a directory must have been unchanged before a listing of it is kept (see `directoryStamp`). */
 const SETTLED_MS = 2_000;
@@ -75,12 +76,23 @@ interface CachedListing {
 const cache = new Map<string, CachedListing>();
 const inFlight = new Map<string, Promise<ResourceListing>>();
 
+export interface ResourceListingOptions {
+  /**
+   * The real root directories of every source: one inside the skill's directory is another
+   * package, and nothing in it is listed (see `endsPackage`). Default none.
+   */
+  sourceRoots?: readonly string[];
+}
+
 /** Never throws: what cannot be read is simply not listed. */
-export function listResources(dir: string): Promise<ResourceListing> {
-  let walk = inFlight.get(dir);
+export function listResources(dir: string, options: ResourceListingOptions = {}): Promise<ResourceListing> {
+  const sourceRoots = options.sourceRoots ?? [];
+  // The roots decide what is listed, so a listing is kept per directory and roots (nearly always none).
+  const key = sourceRoots.length === 0 ? dir : `${dir}\0${sourceRoots.join("\0")}`;
+  let walk = inFlight.get(key);
   if (!walk) {
-    walk = cachedOrWalked(dir).finally(() => inFlight.delete(dir));
-    inFlight.set(dir, walk);
+    walk = cachedOrWalked(key, dir, sourceRoots).finally(() => inFlight.delete(key));
+    inFlight.set(key, walk);
   }
   return walk;
 }
@@ -91,17 +103,17 @@ export function listResources(dir: string): Promise<ResourceListing> {
  * it read keeps its stamp: one `stat` per directory, all at once, where a walk opens and reads
  * each in turn (a package of 500 directories costs 500 parallel `stat`s instead of a walk).
  */
-async function cachedOrWalked(dir: string): Promise<ResourceListing> {
-  const cached = cache.get(dir);
+async function cachedOrWalked(key: string, dir: string, sourceRoots: readonly string[]): Promise<ResourceListing> {
+  const cached = cache.get(key);
   if (cached && (await unchanged(cached.directories))) {
-    cache.delete(dir);
-    cache.set(dir, cached);
+    cache.delete(key);
+    cache.set(key, cached);
     return cached.listing;
   }
-  const walked = await new PackageWalk(dir).run();
-  cache.delete(dir);
+  const walked = await new PackageWalk(dir, sourceRoots).run();
+  cache.delete(key);
   if (walked.directories.length > 0) {
-    cache.set(dir, walked);
+    cache.set(key, walked);
     if (cache.size > CACHED_PACKAGES) cache.delete(cache.keys().next().value!);
   }
   return walked.listing;
@@ -169,12 +181,19 @@ class PackageWalk {
   private keepable = true;
   private syncReadsLeft = SYNC_READ_DIRECTORIES;
 
-  constructor(private readonly dir: string) {}
+  /** The source roots below the skill's real directory, set once that is known. */
+  private sourceRoots: readonly string[] = [];
+
+  constructor(
+    private readonly dir: string,
+    private readonly allSourceRoots: readonly string[],
+  ) {}
 
   async run(): Promise<CachedListing> {
     try {
       // The same native call fs/promises makes, without the trip through the thread pool.
       this.realDir = fs.realpathSync.native(this.dir);
+      this.sourceRoots = sourceRootsInside(this.realDir, this.allSourceRoots);
       const top = await this.read("");
       if (top) await this.visit("", 0, top);
     } catch {
@@ -260,7 +279,7 @@ class PackageWalk {
           continue;
         }
         const children = await this.read(childRel);
-        if (!children || this.isNestedSkill(childRel, children)) continue;
+        if (!children || this.endsPackage(childRel, children)) continue;
         await this.visit(childRel, depth + 1, children);
       }
     }
@@ -276,18 +295,19 @@ class PackageWalk {
     else this.files.push(rel);
   }
 
-  /** A subdirectory holding its own SKILL.md is a skill of its own, unless it sits in a resource folder. */
-  private isNestedSkill(rel: string, entries: Dirent[]): boolean {
-    const top = rel.split("/", 1)[0]!;
-    if ((RESOURCE_DIRS as readonly string[]).includes(top)) return false;
-    return entries.some((e) => SKILL_FILE_NAMES.includes(e.name) && !e.isDirectory());
+  /** A nested skill or another source's root: its files are not this package's. */
+  private endsPackage(rel: string, entries: Dirent[]): boolean {
+    return endsPackage(this.realDir, rel.split("/"), this.sourceRoots, () => entries.some(isSkillFileEntry));
   }
 
   private async isConfinedFile(rel: string): Promise<boolean> {
     try {
       const real = await fsp.realpath(path.join(this.dir, rel));
       if (!isInside(this.realDir, real)) return false;
-      if (path.relative(this.realDir, real).split(path.sep).some(isLeftOutOfPackage)) return false;
+      const segments = path.relative(this.realDir, real).split(path.sep);
+      if (segments.some(isLeftOutOfPackage)) return false;
+      // A link into a nested skill or another source: a read refuses it, so it is not offered.
+      if (liesInOtherPackage(this.realDir, segments, this.sourceRoots)) return false;
       return (await fsp.stat(real)).isFile();
     } catch {
       return false;

@@ -12,7 +12,7 @@ import type { FileStamp, SkillPackage } from "../package/types.js";
 import { MAX_SKILL_DEPTH, type FoundSkill, type SourceDiscovery } from "./discover.js";
 import { rankSkills } from "./precedence.js";
 import { candidatesOf, rankingAfter, type Ranking } from "./ranking-update.js";
-import { defaultLabel, privateRootsOf, visibilityGroup, walkOptionsOf, type VisibilityGroup } from "./sources.js";
+import { defaultLabel, privateRootsOf, sourceRootsOf, visibilityGroup, walkOptionsOf, type VisibilityGroup } from "./sources.js";
 import type { LoadedSkill } from "./skill-wire.js";
 import { TimeSlicer } from "./time-slice.js";
 import { walkHere, type SourceWalk, type WalkInput } from "./source-walk.js";
@@ -107,7 +107,13 @@ interface CacheEntry {
   superseded: boolean;
 }
 
-const EMPTY_SNAPSHOT: RegistrySnapshot = Object.freeze({ version: 0, skills: Object.freeze([]), diagnostics: Object.freeze([]), env: Object.freeze({}) });
+const EMPTY_SNAPSHOT: RegistrySnapshot = Object.freeze({
+  version: 0,
+  skills: Object.freeze([]),
+  diagnostics: Object.freeze([]),
+  env: Object.freeze({}),
+  sourceRoots: Object.freeze([]),
+});
 
 /**
  * Per snapshot: the visibility groups each diagnostic concerns (see `diagnosticsForGroups`), by
@@ -177,6 +183,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     };
 
     const privateRoots = privateRootsOf(sources);
+    const sourceRoots = sourceRootsOf(sources);
     const indexes: number[] = [];
     for (const [index, source] of sources.entries()) {
       const problem = sourceProblem(source);
@@ -350,7 +357,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     // nothing in between that can throw. So a ranking carried over unchanged shows the same
     // skills, and a patched one other skills, without comparing 10,000 of them.
     const sameSkills = carried === null ? undefined : carried === previousRanking!.ranked;
-    const changed = !sameContent(current, ranked.skills, diagnostics, env, sameSkills);
+    const changed = !sameContent(current, ranked.skills, diagnostics, env, sameSkills) || !sameList(current.sourceRoots, sourceRoots);
     if (reused.size === 0) {
       cache.forEach((entry, skillFile) => {
         if (entry.reportedIn !== scanNumber) {
@@ -384,6 +391,8 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       skills: Object.freeze(ranked.skills.slice()),
       diagnostics: Object.freeze(diagnostics),
       env,
+      // The last snapshot's list while it is the same, so views of it compare equal by identity.
+      sourceRoots: sameList(current.sourceRoots, sourceRoots) ? current.sourceRoots : Object.freeze(sourceRoots),
     });
     diagnosticGroupsOf.set(next, diagnosticGroups);
     current = next;
@@ -660,6 +669,10 @@ function placeInWalkOrder(found: readonly FoundSkill[], dir: string): number {
 function comparePaths(a: readonly string[], b: readonly string[]): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
   return a.length - b.length;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
 function copyEnv(env: Record<string, string | undefined>): Readonly<Record<string, string>> {

@@ -133,3 +133,24 @@ export function privateRootsOf(sources: readonly SkillSource[]): PrivateRoot[] {
   }
   return [...owners].map(([rootPath, agents]) => ({ path: rootPath, owners: agents }));
 }
+
+/**
+ * Every source's root directory, as the path names it and as its real path when it exists: a
+ * root inside a skill's folder is another package (`endsPackage`). The named path counts even
+ * before it exists, so a source folder created inside a skill is never part of that skill's
+ * package, not even until the next scan. Sorted, without repeats.
+ */
+export function sourceRootsOf(sources: readonly SkillSource[]): string[] {
+  const roots = new Set<string>();
+  for (const source of sources) {
+    if (typeof source.path !== "string" || source.path === "") continue;
+    const named = path.resolve(source.path);
+    roots.add(named);
+    try {
+      roots.add(fs.realpathSync.native(named));
+    } catch {
+      // Missing now: its named path stands for it.
+    }
+  }
+  return [...roots].sort();
+}

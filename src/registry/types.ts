@@ -51,4 +51,10 @@ export interface RegistrySnapshot {
   readonly diagnostics: readonly Diagnostic[];
   /** Environment snapshot taken at load, for requirement checks. */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * The root directory of every source (as configured and as its real path when it exists): a
+   * root inside a skill's folder is another package, whose files that skill neither lists nor
+   * reads (SECURITY.md). Sorted.
+   */
+  readonly sourceRoots: readonly string[];
 }

@@ -62,7 +62,7 @@ export async function activateSkill(
       skillDir: skill.dir,
     };
   }
-  const resourceFiles = await resourceFilesOf(skill);
+  const resourceFiles = await resourceFilesOf(skill, current.registry.sourceRoots);
   const environmentAccess = environmentAccessOf(skill);
   return {
     envelope: success({
@@ -135,9 +135,9 @@ async function prepare(found: FoundSkill): Promise<({ ok: true } & StampedBody) 
   }
 }
 
-async function resourceFilesOf(skill: RegisteredSkill): Promise<ResourceFiles | undefined> {
+async function resourceFilesOf(skill: RegisteredSkill, sourceRoots: readonly string[] | undefined): Promise<ResourceFiles | undefined> {
   // listResources never throws: unreadable folders simply list nothing.
-  const listing = await listResources(skill.dir);
+  const listing = await listResources(skill.dir, sourceRoots ? { sourceRoots } : {});
   if (!hasResources(listing)) return undefined;
   const parts = [
     "These are additional files of this skill. Use one only when the skill's instructions tell you to.",

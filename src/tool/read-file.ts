@@ -9,16 +9,17 @@ const SKILL_FILE = "SKILL.md";
  * Reads one file of a found skill (SPEC §4 Read): `SKILL.md` or any regular file of the
  * package, whatever folder the author keeps it in (`themes/x.md`, `reference/guide.md`,
  * `forms.md`). Confinement and what the package leaves out are decided in
- * `src/package/confined-read.ts`. Never activates the skill.
+ * `src/package/confined-read.ts`; `sourceRoots` (every source's root) end the package where one
+ * lies inside it. Never activates the skill.
  */
-export async function readSkillFile(skill: RegisteredSkill, filePath: string): Promise<Envelope> {
+export async function readSkillFile(skill: RegisteredSkill, filePath: string, sourceRoots: readonly string[] = []): Promise<Envelope> {
   const normalised = normaliseSkillPath(filePath);
   if (!normalised.ok) return failure({ code: "skill_read_error", reason: normalised.reason, message: normalised.message });
   const { segments } = normalised;
   // A skill may keep its file as lowercase `skill.md`; the model asks for `SKILL.md` either way.
   const onDisk = segments.length === 1 && isSkillFileName(segments[0]!, skill) ? path.basename(skill.skillFile) : normalised.path;
 
-  const read = await readConfinedFile(skill.dir, onDisk);
+  const read = await readConfinedFile(skill.dir, onDisk, { sourceRoots });
   if (!read.ok) return failure({ code: "skill_read_error", reason: read.reason, message: read.message });
   return success({
     name: skill.name,

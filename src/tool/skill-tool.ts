@@ -46,7 +46,7 @@ async function handle(
 
   const found = await lookupSkill(deps, scope, registry, request.name, ctx.userInvoked === true && request.mode === "activate");
   if (!found.ok) return { envelope: failure(found.error) };
-  if (request.mode === "read") return { envelope: await readSkillFile(found.skill, request.filePath) };
+  if (request.mode === "read") return { envelope: await readSkillFile(found.skill, request.filePath, found.registry.sourceRoots) };
   return activateSkill(deps, scope, found, ctx);
 }
 

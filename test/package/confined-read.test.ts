@@ -165,3 +165,65 @@ test("a missing skill directory is not_found, never a throw", async () => {
   const result = await readConfinedFile(path.join(root, "gone"), "SKILL.md");
   assert.equal(!result.ok && result.reason, "not_found");
 });
+
+test("a nested skill's files, another source's root and links into either are not found through the enclosing skill; a SKILL.md in a resource folder is just a file", async () => {
+  const outer = path.join(root, "outer");
+  const write = (rel: string, content: string) => {
+    fs.mkdirSync(path.dirname(path.join(outer, rel)), { recursive: true });
+    fs.writeFileSync(path.join(outer, rel), content);
+  };
+  write("SKILL.md", "---\nname: outer\ndescription: d\n---\n");
+  write("guide.md", "own guide\n");
+  write("group/inner/SKILL.md", "---\nname: inner\ndescription: d\n---\ninner body\n");
+  write("group/inner/notes.md", "inner notes\n");
+  write("group/kept.md", "kept\n");
+  // A lowercase marker, and a linked one (even dangling), make a skill as SKILL.md does.
+  write("lower/skill.md", "---\nname: lower\ndescription: d\n---\n");
+  write("lower/x.md", "lower x\n");
+  fs.mkdirSync(path.join(outer, "linked-marker"));
+  fs.symlinkSync("nowhere", path.join(outer, "linked-marker", "SKILL.md"));
+  write("linked-marker/y.md", "linked y\n");
+  write("references/example/SKILL.md", "an example, not a skill\n");
+  write("references/example/x.md", "example x\n");
+  // Another source's root: no marker needed, its files are that source's.
+  write("private-root/roster.md", "roster\n");
+  write("private-root/deep/file.md", "deep\n");
+  fs.symlinkSync(path.join(outer, "group", "inner"), path.join(outer, "inner-link"));
+  fs.symlinkSync(path.join(outer, "group", "inner", "notes.md"), path.join(outer, "notes-link.md"));
+  fs.symlinkSync(path.join(outer, "private-root", "roster.md"), path.join(outer, "references", "roster-link.md"));
+  const sourceRoots = [path.join(root, "unrelated"), path.join(outer, "private-root")];
+
+  for (const filePath of [
+    "group/inner/SKILL.md",
+    "group/inner/notes.md",
+    "group/inner",
+    "lower/x.md",
+    "linked-marker/y.md",
+    "private-root/roster.md",
+    "private-root/deep/file.md",
+    "private-root",
+    "inner-link/notes.md",
+    "notes-link.md",
+    "references/roster-link.md",
+  ]) {
+    const result = await readConfinedFile(outer, filePath, { sourceRoots });
+    assert.equal(result.ok, false, `${filePath}: ${JSON.stringify(result)}`);
+    assert.equal(!result.ok && result.reason, "not_found", filePath);
+    assert.equal(!result.ok && result.message, `Cannot read ${JSON.stringify(filePath)}: no such file in this skill.`, filePath);
+  }
+  for (const [filePath, content] of [
+    ["guide.md", "own guide\n"],
+    ["group/kept.md", "kept\n"],
+    ["references/example/SKILL.md", "an example, not a skill\n"],
+    ["references/example/x.md", "example x\n"],
+  ]) {
+    const result = await readConfinedFile(outer, filePath!, { sourceRoots });
+    assert.equal(result.ok && result.content, content, filePath);
+  }
+  // Without the roots, a folder with no marker is the skill's own.
+  const unnamed = await readConfinedFile(outer, "private-root/roster.md");
+  assert.equal(unnamed.ok && unnamed.content, "roster\n");
+  // The nested skill reads its own files.
+  const inner = await readConfinedFile(path.join(outer, "group", "inner"), "notes.md", { sourceRoots });
+  assert.equal(inner.ok && inner.content, "inner notes\n");
+});

@@ -281,3 +281,21 @@ test("a directory of more than one batch is listed whole, read off the event loo
   assert.deepEqual(listing.files, Object.keys(files));
   assert.ok(turns > 0, "the large directory was read through the thread pool");
 });
+
+test("another source's root inside the package is not listed, nor a link into it or into a nested skill", async () => {
+  const dir = writeSkill(root, "holder", "name: holder\ndescription: d");
+  put(dir, {
+    "guide.md": "x",
+    "private-root/roster.md": "x",
+    "private-root/secret/SKILL.md": "---\nname: secret\ndescription: d\n---\n",
+    "references/vendor-root/x.md": "x",
+    "inner/SKILL.md": "---\nname: inner\ndescription: d\n---\n",
+    "inner/notes.md": "x",
+  });
+  fs.symlinkSync(path.join(dir, "inner", "notes.md"), path.join(dir, "notes-link.md"));
+  fs.symlinkSync(path.join(dir, "private-root", "roster.md"), path.join(dir, "roster-link.md"));
+  const sourceRoots = [path.join(dir, "private-root"), path.join(dir, "references", "vendor-root")];
+  assert.deepEqual((await listResources(dir, { sourceRoots })).files, ["guide.md"]);
+  // Listed per roots: the same directory without them lists the root's files as its own.
+  assert.deepEqual((await listResources(dir)).files, ["guide.md", "private-root/roster.md", "references/vendor-root/x.md", "roster-link.md"]);
+});

@@ -59,7 +59,7 @@ export async function showCommand(name: string, options: CommonOptions, out: Cli
       requirements: skill.manifest.requirements ? requirementsText(skill.manifest.requirements) : null,
       availability: registry.availability(skill.name) ?? null,
       diagnostics: diagnosticsAbout(skill, all),
-      resources: await listResources(skill.dir),
+      resources: await listResources(skill.dir, { sourceRoots: runtime.snapshot().sourceRoots }),
     };
     if (options.json) writeJson(out, details);
     else out.data(withHiddenCharactersShown(renderDetails(details)));
