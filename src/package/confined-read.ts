@@ -157,12 +157,69 @@ export async function readConfinedBytes(
   try {
     const info = fs.fstatSync(fd);
     if (!info.isFile()) return refuse("not_a_file", "it is not a regular file");
+    // The checks above were made on a path; the open walked it again, and a directory on the way
+    // may have been swapped for a link in between. Where the descriptor is decides.
+    const opened = openedPlace(fd, info, realDir, realTarget);
+    if (opened === "outside") return refuse("illegal_path", "it resolves outside the skill directory");
+    if (opened !== "same") {
+      const openedSegments = path.relative(realDir, opened).split(path.sep);
+      if (openedSegments.some(isLeftOutOfPackage)) return leftOut();
+      if (liesInOtherPackage(realDir, openedSegments, sourceRoots)) return refuse("not_found", NOT_IN_SKILL);
+    }
     const bytes = readPrefix(fd, info.size, options.maxBytes);
     return { ok: true, path: relative, bytes, size: Math.max(info.size, bytes.length) };
   } catch (error) {
     return refuse(reasonOf(error), describe(error));
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** Whether this system names an open descriptor's file at `/proc/self/fd/N` (Linux); checked at the first read. */
+let descriptorLinks: boolean | null = process.platform === "linux" ? null : false;
+
+/**
+ * Where the file behind `fd` really is: `"same"` when that is `realTarget` (the path checked
+ * before the open), `"outside"` when it is not inside `realDir`, else its real path inside
+ * (renamed while it was opened), for the caller to check as any path of the package.
+ *
+ * On Linux the kernel keeps the descriptor's path: one `readlink` of `/proc/self/fd/N`, with no
+ * window left, since the answer is about the file already open. Elsewhere (or without `/proc`)
+ * the path is walked again with `lstat`: every directory from `realDir` down must still be a
+ * directory and not a link, and the file there must be the one open (device and inode). That
+ * catches a swap that is still in place or was undone, but a swap made and undone between two
+ * of those calls can still pass: the walk narrows the window, and only the Linux check closes it.
+ */
+function openedPlace(fd: number, info: fs.Stats, realDir: string, realTarget: string): "same" | "outside" | string {
+  if (descriptorLinks !== false) {
+    let opened: string | null = null;
+    try {
+      opened = fs.readlinkSync(`/proc/self/fd/${fd}`);
+      descriptorLinks = true;
+    } catch {
+      // No /proc here (a minimal container): fall back to the walk from now on.
+      if (descriptorLinks === null) descriptorLinks = false;
+    }
+    if (opened !== null) {
+      if (opened === realTarget) return "same";
+      return isInside(realDir, opened) ? opened : "outside";
+    }
+  }
+  return sameFileByWalk(info, realDir, realTarget) ? "same" : "outside";
+}
+
+function sameFileByWalk(info: fs.Stats, realDir: string, realTarget: string): boolean {
+  try {
+    let dir = realDir;
+    const segments = path.relative(realDir, realTarget).split(path.sep);
+    for (let i = 0; i < segments.length - 1; i++) {
+      dir = path.join(dir, segments[i]!);
+      if (!fs.lstatSync(dir).isDirectory()) return false;
+    }
+    const there = fs.lstatSync(realTarget);
+    return there.isFile() && there.dev === info.dev && there.ino === info.ino;
+  } catch {
+    return false;
   }
 }
 
