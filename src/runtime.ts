@@ -12,7 +12,7 @@ import type { Diagnostic } from "./package/diagnostic.js";
 import { createRegistry, type RefreshOutcome, type RegistryStats } from "./registry/registry.js";
 import { verifyBundle } from "./registry/bundle-verify.js";
 import { loadedSkillsDigest } from "./registry/registry-digest.js";
-import { defaultSources } from "./registry/sources.js";
+import { defaultSources, sourceRootAllowed } from "./registry/sources.js";
 import type { RegistrySnapshot, SkillSource } from "./registry/types.js";
 import { watchSources, type SourceWatcher } from "./registry/watch.js";
 import { createSession, type Session, type SessionHost, type SessionOptions } from "./session/session.js";
@@ -129,7 +129,11 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
     // Events name the directories that changed, so a refresh walks only those.
     watcher = watchSources(
       sources.map((s) => s.path),
-      { skillDirectories: (index) => registry.skillDirectories(index), refresh: (changes) => registry.refreshAfterChange(changes) },
+      {
+        skillDirectories: (index) => registry.skillDirectories(index),
+        refresh: (changes) => registry.refreshAfterChange(changes),
+        rootAllowed: (index, realRoot) => sourceRootAllowed(sources[index]!, realRoot),
+      },
       options.watchDebounceMs ?? DEFAULT_WATCH_DEBOUNCE_MS,
     );
     await watcher.ready;

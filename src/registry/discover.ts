@@ -159,6 +159,21 @@ export async function discoverSource(
     result.failed = true;
     return result;
   }
+  const leftRoot = linkRootLeft(realRoot, options);
+  if (leftRoot !== null) {
+    // The folder itself is a link (or lies below one) leading out: `.claude/skills -> /` walked
+    // the whole disk as project skills. The rule every link inside the source obeys holds for
+    // the source's own path too; the message does not say where it leads.
+    result.diagnostics.push(
+      diagnostic(
+        root,
+        "warning",
+        "symlink_external",
+        `Source ${root} is reached through a link leading outside ${leftRoot}; not walked (set followExternalLinks on the source, or a linkRoot holding where it leads, to walk it)`,
+      ),
+    );
+    return result;
+  }
   if (!isDirectory(realRoot)) {
     result.diagnostics.push(diagnostic(root, "warning", "source_not_directory", `Source ${root} is not a directory; it contributes no skills`));
     return result;
@@ -428,6 +443,18 @@ export function isInside(child: string, parent: string): boolean {
   if (child === parent) return true;
   const prefix = parent.endsWith(path.sep) ? parent : parent + path.sep;
   return child.startsWith(prefix);
+}
+
+/**
+ * The link root a source's real root lies outside of, or null when the source may be walked:
+ * links may not lead a source out of its link root, and the source's own path is no exception.
+ * Without a `linkRoot` the source's own real directory is its root, so only a wider root set
+ * by its owner (the repository, for the default project folders) can refuse it.
+ */
+export function linkRootLeft(realRoot: string, options: Pick<WalkOptions, "followExternalLinks" | "linkRoot">): string | null {
+  if (options.followExternalLinks || options.linkRoot === undefined) return null;
+  const linkRoot = linkRootOf(options.linkRoot, realRoot);
+  return isInside(realRoot, linkRoot) ? null : linkRoot;
 }
 
 function linkRootOf(linkRoot: string | undefined, realRoot: string): string {

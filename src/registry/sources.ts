@@ -4,7 +4,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { DEFAULT_MAX_DIRECTORIES, type PrivateRoot, type WalkOptions } from "./discover.js";
+import { DEFAULT_MAX_DIRECTORIES, linkRootLeft, type PrivateRoot, type WalkOptions } from "./discover.js";
 import type { Origin, SkillSource } from "./types.js";
 
 /** Lower ranks win a name collision: agent > project > global > bundled. */
@@ -113,6 +113,11 @@ export function walkOptionsOf(source: SkillSource, privateRoots: readonly Privat
   if (source.linkRoot !== undefined) options.linkRoot = source.linkRoot;
   if (source.origin === "agent" && source.agentId !== undefined) options.agentId = source.agentId;
   return options;
+}
+
+/** Whether a source whose folder now resolves to `realRoot` may be walked (and watched): see `linkRootLeft`. */
+export function sourceRootAllowed(source: SkillSource, realRoot: string): boolean {
+  return linkRootLeft(realRoot, walkOptionsOf(source, [])) === null;
 }
 
 /** The real directories of agent sources, each with the agents it is private to; one entry per directory. */

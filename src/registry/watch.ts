@@ -60,6 +60,12 @@ export interface WatchHost {
   skillDirectories(index: number): readonly string[];
   /** Rescans what changed; the watcher covers new directories once this settles. */
   refresh(changes: SourceChanges): Promise<unknown>;
+  /**
+   * Whether source `index`, its folder resolving to `realRoot`, may be walked (`sourceRootAllowed`):
+   * one that may not (a project folder linked out of its repository) is not watched either,
+   * only looked at until it resolves elsewhere. Default: every root may.
+   */
+  rootAllowed?(index: number, realRoot: string): boolean;
 }
 
 /** How often a missing source is looked for. */
@@ -236,6 +242,13 @@ export function watchSources(paths: readonly string[], host: WatchHost, debounce
   /** Watches a source's whole tree as the last scan found it. */
   const coverSource = async (source: WatchedSource, slicer: TimeSlicer): Promise<void> => {
     const root = realDirectory(source.path);
+    if (root !== null && host.rootAllowed?.(source.index, root) === false) {
+      // Refused by the walk too: covering it would watch where the link leads (`/`: the disk).
+      source.realRoot = null;
+      source.identity = null;
+      startPolling(source, root);
+      return;
+    }
     source.realRoot = root;
     source.identity = root === null ? null : identityOf(root);
     if (root === null || source.identity === null) {
@@ -266,14 +279,15 @@ export function watchSources(paths: readonly string[], host: WatchHost, debounce
   };
 
   /**
-   * Looks for a missing source every MISSING_POLL_MS. A plain timer, not `fs.watchFile`: that one
-   * takes its first `stat` as the baseline, so a folder made before that first look was never
-   * reported as a change.
+   * Looks for a missing source (or one refused where it resolves to, `from`) every
+   * MISSING_POLL_MS, until its folder resolves anywhere else. A plain timer, not `fs.watchFile`:
+   * that one takes its first `stat` as the baseline, so a folder made before that first look was
+   * never reported as a change.
    */
-  const startPolling = (source: WatchedSource): void => {
+  const startPolling = (source: WatchedSource, from: string | null = null): void => {
     if (source.poll !== null || closed) return;
     source.poll = setInterval(() => {
-      if (closed || realDirectory(source.path) === null) return;
+      if (closed || realDirectory(source.path) === from) return;
       stopPolling(source);
       // Here now: walk it whole, then watch what the walk found.
       note(source.index, null);

@@ -122,3 +122,21 @@ test("list says on stderr how many skills were left out as broken and points at 
   const none = await runCli(["list", "--root", root], { cwd: top, env });
   assert.doesNotMatch(none.stderr, /left out/);
 });
+
+test("a project folder that is itself a link out of the repository is refused: its skills are not loaded and read prints nothing from outside", async () => {
+  const { top, repo, env } = layout();
+  const outside = skill(path.join(top, "outside"), "other-skill", "Kept outside the repository.");
+  fs.writeFileSync(path.join(outside, "notes.txt"), "outside-notes-3b9e\n");
+  fs.mkdirSync(path.join(repo, ".claude"));
+  fs.symlinkSync("../../outside", path.join(repo, ".claude", "skills"));
+
+  const read = await runCli(["read", "other-skill", "notes.txt"], { cwd: repo, env });
+  assert.equal(read.code, 1, read.stderr);
+  assert.ok(!read.stdout.includes("outside-notes-3b9e") && !read.stderr.includes("outside-notes-3b9e"), read.stdout);
+  const list = await runCli(["list", "--json"], { cwd: repo, env });
+  assert.deepEqual(jsonOf<ListJson>(list).skills, []);
+  const doctor = await runCli(["doctor", "--json"], { cwd: repo, env });
+  const report = JSON.stringify(jsonOf(doctor));
+  assert.match(report, /symlink_external/);
+  assert.ok(!report.includes(path.join(top, "outside")), `the warning does not say where the link leads: ${report}`);
+});

@@ -11,6 +11,7 @@ import { createSkillRuntime, type SkillRuntime } from "../../src/runtime.js";
 import type { SkillSource } from "../../src/registry/types.js";
 import type { Envelope, ListData } from "../../src/tool/envelope.js";
 import { realTempDir, writeSkill } from "../support/tmp.js";
+import { eventually } from "../support/eventually.js";
 import { assertEnvelope } from "./support.js";
 
 const SECRET_BODY = "Private steps only agent a may follow.";
@@ -168,4 +169,97 @@ test("default project folders follow links inside the repository, never out of i
   t.after(() => runtime.close());
   assert.deepEqual(runtime.snapshot().skills.map((s) => s.name), ["in-repo"]);
   assert.deepEqual(runtime.diagnostics().map((d) => [d.code, path.relative(repo, d.path)]), [["symlink_external", ".claude/skills/out-of-repo"]]);
+});
+
+/** A repository with a `.git`, an empty HOME, and a skill kept outside the repository. */
+function repoWithOutside(prefix: string): { root: string; repo: string; home: string; outside: string } {
+  const root = realTempDir(prefix);
+  const repo = path.join(root, "repo");
+  fs.mkdirSync(path.join(repo, ".git"), { recursive: true });
+  const home = path.join(root, "home");
+  fs.mkdirSync(home);
+  const outside = path.join(root, "outside");
+  const other = writeSkill(outside, "other-skill", "name: other-skill\ndescription: Kept outside the repository.");
+  fs.writeFileSync(path.join(other, "notes.txt"), "outside-notes-3b9e\n");
+  return { root, repo, home, outside };
+}
+
+test("a default project folder that is itself a link out of the repository is refused with symlink_external and never walked; one linked inside it is followed", { timeout: 60_000 }, async (t) => {
+  const { root, repo, home, outside } = repoWithOutside("skillport-folder-link");
+  fs.mkdirSync(path.join(repo, ".claude"));
+  fs.symlinkSync("../../outside", path.join(repo, ".claude", "skills"));
+  // The whole disk: refused before a single directory of it is listed.
+  fs.mkdirSync(path.join(repo, ".agents"));
+  fs.symlinkSync("/", path.join(repo, ".agents", "skills"));
+  const runtime = await createSkillRuntime({ cwd: repo, home, env: {} });
+  t.after(() => runtime.close());
+
+  assert.deepEqual(runtime.snapshot().skills.map((s) => s.name), []);
+  assert.equal(runtime.stats().reads, 0, "no SKILL.md was read through either folder");
+  const diagnostics = runtime.diagnostics();
+  assert.deepEqual(diagnostics.map((d) => [d.code, path.relative(repo, d.path)]).sort(), [
+    ["symlink_external", ".agents/skills"],
+    ["symlink_external", ".claude/skills"],
+  ]);
+  for (const d of diagnostics) {
+    assert.match(d.message, /is reached through a link leading outside .*; not walked/);
+    assert.ok(!d.message.includes(outside) && !d.message.includes(root + "/outside"), `the warning does not say where the link leads: ${d.message}`);
+  }
+  const session = runtime.session({ log: false });
+  const read = await session.call({ name: "other-skill", file_path: "notes.txt" });
+  assert.equal(read.error?.code, "skill_not_found");
+
+  // A folder linked to a place inside the repository is the repository's own.
+  const inside = writeSkill(path.join(repo, "shared-skills"), "in-repo", "name: in-repo\ndescription: Kept in the repository.");
+  fs.unlinkSync(path.join(repo, ".claude", "skills"));
+  fs.symlinkSync(path.dirname(inside), path.join(repo, ".claude", "skills"));
+  await runtime.refresh();
+  assert.deepEqual(runtime.snapshot().skills.map((s) => s.name), ["in-repo"]);
+});
+
+test("an explicit source whose folder is a link out of its linkRoot is refused; without linkRoot the folder named is its own root", { timeout: 60_000 }, async (t) => {
+  const { root, repo, outside } = repoWithOutside("skillport-explicit-folder-link");
+  const folder = path.join(repo, "skills");
+  fs.symlinkSync(outside, folder);
+  const withRoot = await runtimeWith(root, [{ path: folder, origin: "project", projectId: "p", linkRoot: repo }]);
+  t.after(() => withRoot.close());
+  assert.deepEqual(withRoot.snapshot().skills.map((s) => s.name), []);
+  assert.deepEqual(withRoot.diagnostics().map((d) => [d.code, d.path]), [["symlink_external", folder]]);
+
+  const named = await runtimeWith(root, [{ path: folder, origin: "project", projectId: "p" }]);
+  t.after(() => named.close());
+  assert.deepEqual(named.snapshot().skills.map((s) => s.name), ["other-skill"], "the operator named this folder, link and all");
+  const wide = await runtimeWith(root, [{ path: folder, origin: "project", projectId: "p", linkRoot: root }]);
+  t.after(() => wide.close());
+  assert.deepEqual(wide.snapshot().skills.map((s) => s.name), ["other-skill"], "a link root that holds the target");
+});
+
+test("under watch, a project folder replaced by a link out of the repository, or created as one, is refused and never loads what it leads to", { timeout: 90_000 }, async (t) => {
+  const { repo, home } = repoWithOutside("skillport-watched-folder-link");
+  const claude = path.join(repo, ".claude", "skills");
+  writeSkill(claude, "own", "name: own\ndescription: The repository's own skill.");
+  const runtime = await createSkillRuntime({ cwd: repo, home, env: {}, watch: true, watchDebounceMs: 20 });
+  t.after(() => runtime.close());
+  const everLoaded = new Set<string>();
+  runtime.onChange((snapshot) => snapshot.skills.forEach((s) => everLoaded.add(s.name)));
+  assert.deepEqual(runtime.snapshot().skills.map((s) => s.name), ["own"]);
+  const refused = (folder: string) => runtime.diagnostics().some((d) => d.code === "symlink_external" && d.path === folder);
+
+  fs.renameSync(claude, path.join(repo, ".claude", "skills-away"));
+  fs.symlinkSync("../../outside", claude);
+  await eventually(() => refused(claude), ".claude/skills refused after the swap");
+  assert.deepEqual(runtime.snapshot().skills.map((s) => s.name), []);
+
+  // A folder missing at the start, created later as a link out.
+  const agents = path.join(repo, ".agents", "skills");
+  fs.mkdirSync(path.dirname(agents));
+  fs.symlinkSync("../../outside", agents);
+  await eventually(() => refused(agents), ".agents/skills refused once created");
+  assert.deepEqual(runtime.snapshot().skills.map((s) => s.name), []);
+  assert.ok(!everLoaded.has("other-skill"), "the skill outside never loaded");
+
+  // Put back as a real folder: watched and walked again.
+  fs.unlinkSync(claude);
+  fs.renameSync(path.join(repo, ".claude", "skills-away"), claude);
+  await eventually(() => runtime.snapshot().skills.some((s) => s.name === "own"), "the real folder loads again");
 });
