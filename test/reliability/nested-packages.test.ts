@@ -11,6 +11,7 @@ import * as path from "node:path";
 import { test } from "node:test";
 import type { McpError } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
+import { writeBundle } from "../../src/registry/bundle-write.js";
 import { createSkillRuntime } from "../../src/runtime.js";
 import type { SkillSource } from "../../src/registry/types.js";
 import type { Envelope, LoadedData } from "../../src/tool/envelope.js";
@@ -143,4 +144,19 @@ test("over MCP (real SDK client), a nested private skill read through its parent
   for (const name of ["alice-private", "alice-secret", "roster.md", "sub/excluded", "excluded-copy.md", "notes/"]) {
     assert.ok(!promptText.includes(name), `the prompt names ${name}: ${promptText}`);
   }
+});
+
+test("served from a bundle, a nested skill's files are still not found through the enclosing skill", { timeout: 60_000 }, async (t) => {
+  const root = realTempDir("skillport-nested-bundle");
+  const tree = path.join(root, "tree");
+  const parent = writeSkill(tree, "parent", "name: parent\ndescription: The enclosing skill.");
+  fs.writeFileSync(path.join(parent, "guide.md"), "parent's own guide\n");
+  writeSkill(path.join(parent, "sub"), "excluded", "name: excluded\ndescription: Not for bob.", `${EXCLUDED_BODY}\n`);
+  const bundle = await writeBundle(tree, path.join(root, "out"));
+  const runtime = await createSkillRuntime({ bundle: bundle.dir, agents: AGENTS, cwd: root, home: root, env: {} });
+  t.after(() => runtime.close());
+  const bob = runtime.session({ agentId: "bob", log: false });
+  assert.equal((await bob.call({ name: "excluded" })).error?.code, "skill_not_found");
+  assertNotFound(await bob.call({ name: "parent", file_path: "sub/excluded/SKILL.md" }), "bob reads the bundled parent's sub/excluded/SKILL.md");
+  assert.equal((await bob.call({ name: "parent", file_path: "guide.md" })).ok, true);
 });
