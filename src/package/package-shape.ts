@@ -39,15 +39,14 @@ export function isSkillFileEntry(entry: { name: string; isDirectory(): boolean }
  * excludes, must not be reachable by naming the skill around it. The one rule: the resource
  * listing asks it with the listing in hand, a read with `lstat`s (`liesInOtherPackage`).
  *
- * `dirSegments` is the directory's path below the skill's real directory `realDir`;
- * `sourceRoots` are the real root directories of every source (those not inside `realDir` never
- * match); `holdsSkillFile` says whether the directory holds the marker, and is asked only where
- * a nested skill may sit.
+ * `dirPath` is the directory's real path, some levels below the skill's real directory, and
+ * `topSegment` the first of those levels (a nested skill never sits in a resource folder);
+ * `sourceRoots` are the real root directories of sources (`sourceRootsInside`); `holdsSkillFile`
+ * says whether the directory holds the marker, and is asked only where a nested skill may sit.
  */
-export function endsPackage(realDir: string, dirSegments: readonly string[], sourceRoots: readonly string[], holdsSkillFile: () => boolean): boolean {
-  if (dirSegments.length === 0) return false;
-  if (sourceRoots.length > 0 && sourceRoots.includes(path.join(realDir, ...dirSegments))) return true;
-  return !(RESOURCE_DIRS as readonly string[]).includes(dirSegments[0]!) && holdsSkillFile();
+export function endsPackage(dirPath: string, topSegment: string, sourceRoots: readonly string[], holdsSkillFile: () => boolean): boolean {
+  if (sourceRoots.length > 0 && sourceRoots.includes(dirPath)) return true;
+  return !(RESOURCE_DIRS as readonly string[]).includes(topSegment) && holdsSkillFile();
 }
 
 /** The roots among `sourceRoots` that lie below `realDir`: the only ones `endsPackage` can meet there (nearly always none). */
@@ -66,10 +65,13 @@ const NO_ROOTS: readonly string[] = Object.freeze([]);
  */
 export function liesInOtherPackage(realDir: string, segments: readonly string[], sourceRoots: readonly string[], isDirectory = false): boolean {
   const directories = isDirectory ? segments.length : segments.length - 1;
-  for (let depth = 1; depth <= directories; depth++) {
-    const dirSegments = segments.slice(0, depth);
-    const holdsSkillFile = () => SKILL_FILE_NAMES.some((name) => isNotDirectory(path.join(realDir, ...dirSegments, name)));
-    if (endsPackage(realDir, dirSegments, sourceRoots, holdsSkillFile)) return true;
+  // Plain concatenation: the parts are clean real-path segments, and path.join per level cost
+  // more than the lstats.
+  let dirPath = realDir;
+  for (let depth = 0; depth < directories; depth++) {
+    dirPath = dirPath + path.sep + segments[depth]!;
+    const here = dirPath;
+    if (endsPackage(here, segments[0]!, sourceRoots, () => SKILL_FILE_NAMES.some((name) => isNotDirectory(here + path.sep + name)))) return true;
   }
   return false;
 }

@@ -297,7 +297,8 @@ class PackageWalk {
 
   /** A nested skill or another source's root: its files are not this package's. */
   private endsPackage(rel: string, entries: Dirent[]): boolean {
-    return endsPackage(this.realDir, rel.split("/"), this.sourceRoots, () => entries.some(isSkillFileEntry));
+    const top = rel.split("/", 1)[0]!;
+    return endsPackage(path.join(this.realDir, rel), top, this.sourceRoots, () => entries.some(isSkillFileEntry));
   }
 
   private async isConfinedFile(rel: string): Promise<boolean> {
