@@ -20,6 +20,25 @@ export { writeBundle, BundleError, type BundleResult } from "./registry/bundle-w
 export { verifyBundle, type BundleCheck } from "./registry/bundle-verify.js";
 export { BUNDLE_LOCK_FILE, BUNDLE_SKILLS_DIR, type BundleLock, type LockedFile } from "./registry/bundle-lock.js";
 export { loadedSkillsDigest, LOADED_DIGEST_PREFIX } from "./registry/registry-digest.js";
+export {
+  installSkills,
+  installLockedSkills,
+  updateSkills,
+  removeSkills,
+  verifySkills,
+  listSourceSkills,
+  lockedFolders,
+  type InstallOptions,
+  type InstallReport,
+  type SkillOutcome,
+  type SkillStatus,
+  type SourceListing,
+} from "./install/operations.js";
+export { installTarget, folderTarget, targetsOfLock, LOCKFILE_NAME, type InstallTarget, type AgentFolder, type TargetChoice } from "./install/targets.js";
+export { readSkillsLock, parseSkillsLock, skillsLockText, type LockedSkill, type SkillsLock } from "./install/lockfile.js";
+export { parseSource, type SourceSpec } from "./install/source-spec.js";
+export { InstallError } from "./install/install-error.js";
+export { fileDigest, packageDigest, digestOfPackage, type DigestedFile } from "./package/package-digest.js";
 export type { Origin, RegisteredSkill, RegistrySnapshot, SkillSource } from "./registry/types.js";
 export { PROJECT_DEFAULT_ALLOWED_TOOLS } from "./access/tool-policy.js";
 export type { AgentPolicy, Availability, ProjectPolicy, Scope, ScopedRegistry, SkillInfo } from "./access/types.js";

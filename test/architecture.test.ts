@@ -10,12 +10,13 @@ const SRC = path.resolve(import.meta.dirname, "../src");
 const ALLOWED: Record<string, string[]> = {
   package: [],
   registry: ["package"],
+  install: ["registry", "package"],
   access: ["registry", "package"],
   prompt: ["access", "registry", "package"],
   tool: ["access", "registry", "package"],
   session: ["prompt", "tool", "access", "registry", "package"],
   adapters: ["session", "prompt", "tool", "access", "registry", "package"],
-  cli: ["adapters", "session", "prompt", "tool", "access", "registry", "package", "runtime.ts", "config.ts"],
+  cli: ["adapters", "session", "prompt", "tool", "access", "install", "registry", "package", "runtime.ts", "config.ts"],
 };
 
 function filesUnder(dir: string): string[] {

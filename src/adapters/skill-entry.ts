@@ -9,18 +9,19 @@
  * the reason comes back instead, so one such skill never breaks a client's whole listing.
  * Every byte is read through the package layer's confined read.
  */
-import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { readConfinedBytes } from "../package/confined-read.js";
 import { readFrontmatter } from "../package/frontmatter.js";
+import { MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES } from "../package/limits.js";
+import { fileDigest } from "../package/package-digest.js";
 import { listResources } from "../package/resources.js";
 import type { FileStamp } from "../package/types.js";
 import type { RegisteredSkill } from "../registry/types.js";
 import { isCanonical, skillUri } from "./skill-uri.js";
 
 /** The interoperability limits of SEP-2640: hosts must accept up to these; servers should not exceed them. */
-export const SKILL_LIMITS = { files: 512, bytes: 16 * 1024 * 1024 } as const;
+export const SKILL_LIMITS = { files: MAX_PACKAGE_FILES, bytes: MAX_PACKAGE_BYTES } as const;
 const SKILL_NAME_PATTERN = /^[\da-z]+(?:-[\da-z]+)*$/;
 
 export interface SkillResourceEntry {
@@ -102,7 +103,7 @@ export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCac
     const uri = skillUri(skill.name, file.path);
     // A backstop: only `.` and `..` make a non-canonical URI, and no listed file has those names.
     if (!isCanonical(uri)) return refuse(`the file name ${JSON.stringify(file.path)} cannot be written as a URI`);
-    const hashed = file.path === "SKILL.md" ? { ok: true as const, digest: sha256(manifest.bytes), size: manifest.bytes.length } : await digestOf(skill.dir, file, digests, sourceRoots);
+    const hashed = file.path === "SKILL.md" ? { ok: true as const, digest: fileDigest(manifest.bytes), size: manifest.bytes.length } : await digestOf(skill.dir, file, digests, sourceRoots);
     if (!hashed.ok) return refuse(hashed.reason);
     resources.push({ uri, digest: hashed.digest, size: hashed.size });
     served.set(uri, { path: file.path, size: hashed.size, mimeType: mimeTypeFor(file.path) });
@@ -138,7 +139,7 @@ async function digestOf(dir: string, file: PackageFile, digests: DigestCache, so
   if (!read.ok) return { ok: false, reason: read.message };
   if (read.bytes.length > SKILL_LIMITS.bytes) return { ok: false, reason: `${file.path} is over ${SKILL_LIMITS.bytes} bytes` };
   // The size published is the size of the bytes hashed, read now, not the earlier stat's.
-  const digest = sha256(read.bytes);
+  const digest = fileDigest(read.bytes);
   if (read.bytes.length === file.stamp.size) digests.set(key, digest);
   return { ok: true, digest, size: read.bytes.length };
 }
@@ -191,9 +192,6 @@ function decodeUtf8(bytes: Uint8Array): string | null {
   }
 }
 
-export function sha256(bytes: Uint8Array): string {
-  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
-}
 
 /** Code-unit order: the one order of entries, directory children and cursors. */
 export function compare(a: string, b: string): number {

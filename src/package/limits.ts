@@ -16,3 +16,10 @@ export const MAX_COMPATIBILITY_LENGTH = 500;
 export const MAX_YAML_DEPTH = 32;
 /** Aliases a frontmatter may use; a "billion laughs" document needs far more. */
 export const MAX_YAML_ALIASES = 50;
+/**
+ * A whole package, as the MCP Skills Extension (SEP-2640) bounds it: hosts must accept at least
+ * this many files and bytes, so a package past them cannot be served to every client, and an
+ * installer refuses it.
+ */
+export const MAX_PACKAGE_FILES = 512;
+export const MAX_PACKAGE_BYTES = 16 * 1024 * 1024;

@@ -51,6 +51,15 @@ export function defaultSources(cwd: string, home: string): SkillSource[] {
 }
 
 /**
+ * The project a command run in `cwd` belongs to (SPEC §2, §10): the nearest directory up from it
+ * holding `.git`, or `cwd` itself outside a repository. Skills are installed into its folders.
+ */
+export function projectRoot(cwd: string): string {
+  const dirs = projectDirectories(path.resolve(cwd));
+  return dirs[dirs.length - 1]!;
+}
+
+/**
  * `cwd` and each parent up to the nearest directory holding `.git` (a directory in a clone, a
  * file in a worktree or submodule), nearest first; just `cwd` when no parent holds one.
  */

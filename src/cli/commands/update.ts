@@ -1,0 +1,35 @@
+import os from "node:os";
+import type { Command } from "commander";
+import { updateSkills, type InstallReport } from "../../install/operations.js";
+import { oneLineText } from "../../package/display-text.js";
+import type { CommandHost } from "../command-host.js";
+import type { ExitCode } from "../exit.js";
+import { addPlaceOptions, exitCleanlyOnSignals, installerCall, reportOutcomes, targetsOf, withoutDuplicateMisses, type PlaceOptions } from "../install-options.js";
+import type { CliOutput } from "../output.js";
+
+export interface UpdateOptions extends PlaceOptions {
+  force?: boolean;
+}
+
+export function registerUpdateCommand(program: Command, { out, run }: CommandHost): void {
+  addPlaceOptions(
+    program
+      .command("update")
+      .description("move installed skills to their source's newest commit (or what their pinned #ref names now)")
+      .argument("[names...]", "the skills to update (default: every skill skills-lock.json records)")
+      .option("--force", "replace skills edited since they were installed"),
+  ).action((names: string[], options: UpdateOptions) => run(() => updateCommand(names, options, out)));
+}
+
+export async function updateCommand(names: string[], options: UpdateOptions, out: CliOutput): Promise<ExitCode> {
+  exitCleanlyOnSignals();
+  const reports: InstallReport[] = [];
+  for (const target of targetsOf(options)) {
+    reports.push(
+      await installerCall(() =>
+        updateSkills({ target, names, force: options.force === true, cwd: process.cwd(), home: os.homedir(), onProgress: (line) => out.log(oneLineText(line)) }),
+      ),
+    );
+  }
+  return reportOutcomes(withoutDuplicateMisses(reports, names), options, out);
+}

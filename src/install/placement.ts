@@ -1,0 +1,145 @@
+/**
+ * Putting a skill folder in place (SPEC §10): the package is written whole into a temporary
+ * sibling of its final folder, flushed, and renamed into place, so a reader (the registry, a
+ * watching server, an agent) sees the old skill or the new one, never half of either. A folder
+ * being replaced is first renamed aside and removed only once the new one is in place.
+ *
+ * Temporary siblings are dot-named (`.skillport-…`): discovery, the watcher's rescans and the
+ * package rules all leave dot-entries out, so one left behind by a killed process is never taken
+ * for a skill. Their names carry the owning process id; a later run removes those whose process
+ * is gone.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileDigest, packageDigest, type DigestedFile } from "../package/package-digest.js";
+import type { PackageFiles } from "../package/package-files.js";
+
+const TEMP_PREFIX = ".skillport-";
+
+/** Called as each file of a package has been written into its temporary folder. */
+export type CopyListener = (event: { skill: string; staging: string; file: string }) => void | Promise<void>;
+
+/** Writes `pkg` into a new temporary sibling of `<dir>/<name>`; returns it and the digest of what was written. */
+export async function stageSkill(dir: string, name: string, pkg: PackageFiles, onCopy?: CopyListener): Promise<{ staging: string; digest: string }> {
+  fs.mkdirSync(dir, { recursive: true });
+  const staging = fs.mkdtempSync(path.join(dir, `${TEMP_PREFIX}staging-${process.pid}-`));
+  try {
+    // mkdtemp makes it private (0700); the skill's folder is as readable as any folder made here.
+    fs.chmodSync(staging, 0o777 & ~currentUmask());
+    for (const folder of pkg.folders) fs.mkdirSync(path.join(staging, ...folder.split("/")), { recursive: true });
+    const digested: DigestedFile[] = [];
+    for (const file of pkg.files) {
+      const bytes = fs.readFileSync(file.source);
+      writeFlushed(path.join(staging, ...file.path.split("/")), bytes, file.executable ? 0o777 : 0o666);
+      digested.push({ path: file.path, digest: fileDigest(bytes) });
+      await onCopy?.({ skill: name, staging, file: file.path });
+    }
+    syncDirectory(staging);
+    return { staging, digest: packageDigest(digested) };
+  } catch (error) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Renames a staged folder to `<dir>/<name>`, replacing what is there (already judged replaceable by the caller). */
+export function placeStaged(staging: string, dir: string, name: string): void {
+  const final = path.join(dir, name);
+  let aside: string | null = null;
+  if (exists(final)) {
+    aside = uniqueSibling(dir, "replaced");
+    fs.renameSync(final, aside);
+  }
+  try {
+    fs.renameSync(staging, final);
+  } catch (error) {
+    if (aside) fs.renameSync(aside, final);
+    fs.rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
+  syncDirectory(dir);
+  if (aside) fs.rmSync(aside, { recursive: true, force: true });
+}
+
+/** Takes `<dir>/<name>` out in one step (renamed aside, then deleted). */
+export function removePlaced(dir: string, name: string): void {
+  const final = path.join(dir, name);
+  if (!exists(final)) return;
+  const aside = uniqueSibling(dir, "removed");
+  fs.renameSync(final, aside);
+  syncDirectory(dir);
+  fs.rmSync(aside, { recursive: true, force: true });
+}
+
+/** Removes temporary siblings in `dir` left by processes that no longer run. */
+export function removeAbandonedTemporaries(dir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const match = /^\.skillport-(?:staging|replaced|removed)-(\d+)-/.exec(name);
+    if (!match) continue;
+    const pid = Number(match[1]);
+    if (pid === process.pid || isRunning(pid)) continue;
+    fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+  }
+}
+
+/** Whether `<dir>/<name>` exists at all (a file, a folder, a link, even a broken one). */
+export function exists(file: string): boolean {
+  try {
+    fs.lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function currentUmask(): number {
+  const mask = process.umask(0o022);
+  process.umask(mask);
+  return mask;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function uniqueSibling(dir: string, role: string): string {
+  return path.join(dir, `${TEMP_PREFIX}${role}-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
+}
+
+function writeFlushed(file: string, bytes: Buffer, mode: number): void {
+  const fd = fs.openSync(file, "wx", mode);
+  try {
+    fs.writeFileSync(fd, bytes);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function syncDirectory(dir: string): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(dir, "r");
+  } catch {
+    return;
+  }
+  try {
+    fs.fsyncSync(fd);
+  } catch {
+    // Some file systems refuse fsync on a directory; the rename is still atomic there.
+  } finally {
+    fs.closeSync(fd);
+  }
+}
