@@ -299,7 +299,7 @@ function editedSince(dir: string, entry: LockedSkill): string | null {
   const now = digestOfPackage(dir);
   if (now.digest === entry.digest) return null;
   if (now.digest === null) return `its folder holds what no install writes (${now.problems.join("; ")})`;
-  return `its files no longer match the digest recorded at install (edited since: ${now.digest}, locked ${entry.digest})`;
+  return "its files were changed since it was installed (they no longer match the digest in skills-lock.json)";
 }
 
 function refused(name: string, target: InstallTarget, messages: string[]): SkillOutcome {

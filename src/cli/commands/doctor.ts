@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 import type { Command } from "commander";
 import type { ScopedRegistry } from "../../access/types.js";
@@ -10,6 +11,7 @@ import { writeJson, type CliOutput } from "../output.js";
 import { oneLineShown, withHiddenCharactersShown } from "../../package/display-text.js";
 import { isScoped, withRuntime } from "../runtime-context.js";
 import { compareSkills } from "../../registry/order.js";
+import { installedSkillDiagnostics } from "../installed-check.js";
 
 export interface DoctorOptions extends CommonOptions {
   store?: string;
@@ -30,7 +32,9 @@ export async function doctorCommand(options: DoctorOptions, out: CliOutput): Pro
   return withRuntime(options, out, async ({ runtime, scope, cwd }): Promise<ExitCode> => {
     const registry = runtime.registry(scope);
     // A person acting as an agent or project sees what that scope sees, and no other's errors.
-    const diagnostics = [...runtime.diagnostics(isScoped(scope) ? scope : undefined), ...requirementDiagnostics(registry), ...(replicas?.diagnostics ?? [])];
+    // Installed skills belong to the default folders; a run given its own roots or a bundle is about those alone.
+    const installed = options.root?.length || options.bundle !== undefined ? [] : await installedSkillDiagnostics(cwd, os.homedir());
+    const diagnostics = [...runtime.diagnostics(isScoped(scope) ? scope : undefined), ...requirementDiagnostics(registry), ...installed, ...(replicas?.diagnostics ?? [])];
     const errors = diagnostics.filter((d) => d.severity === "error").length;
     const warnings = diagnostics.length - errors;
     const skills = registry.all().length;
