@@ -31,13 +31,13 @@ const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
 const REPO = /^[A-Za-z0-9._-]{1,100}$/;
 /** Refs as git spells them, narrowed: no option shape, no refspec syntax (`:`, `+`, `^`, `~`), no `..`. */
 const REF = /^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._\/-]{1,255}(?<![./])$/;
-const SCP_LIKE = /^([A-Za-z0-9._-]+)@([A-Za-z0-9.-]+):(.+)$/;
+const SCP_LIKE = /^([^@/:\s]+)@([^@/:\s]+):(.+)$/;
 
 export function parseSource(given: string, cwd: string, home: string): SourceSpec {
+  if (/[\0-\x1f\x7f]/.test(given)) throw new InstallError(`SOURCE ${JSON.stringify(given)} holds a control character`, "usage");
   const text = given.trim();
   if (text === "") throw new InstallError("SOURCE is empty", "usage");
   if (text.startsWith("-")) throw new InstallError(`SOURCE ${JSON.stringify(given)} looks like an option; nothing was run`, "usage");
-  if (/[\0-\x1f\x7f]/.test(text)) throw new InstallError(`SOURCE ${JSON.stringify(given)} holds a control character`, "usage");
 
   if (text === "." || text === ".." || text === "~" || /^(\.{1,2}|~)\//.test(text) || text.startsWith("/")) {
     const expanded = text === "~" ? home : text.startsWith("~/") ? path.join(home, text.slice(2)) : text;
@@ -67,6 +67,7 @@ export function parseSource(given: string, cwd: string, home: string): SourceSpe
     if (user!.startsWith("-") || host!.startsWith("-") || repoPath!.startsWith("-")) {
       throw new InstallError(`SOURCE ${JSON.stringify(given)} holds a part that looks like an option`, "usage");
     }
+    if (!/^[A-Za-z0-9.-]+$/.test(host!)) throw new InstallError(`SOURCE ${JSON.stringify(given)} names no usable host`, "usage");
     return { kind: "git", given, url: location, ref, path: "" };
   }
   const segments = location.split("/");

@@ -1,0 +1,64 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { InstallError } from "../../src/install/install-error.js";
+import { parseSource } from "../../src/install/source-spec.js";
+
+const CWD = "/work/project";
+const HOME = "/home/me";
+const parse = (source: string) => parseSource(source, CWD, HOME);
+
+function refusedAsUsage(source: string, message: RegExp): void {
+  assert.throws(
+    () => parse(source),
+    (error: unknown) => error instanceof InstallError && error.kind === "usage" && message.test(error.message),
+    source,
+  );
+}
+
+test("owner/repo[/path][#ref] is GitHub over https, with the path inside the repository and the ref", () => {
+  assert.deepEqual(parse("anthropics/skills"), { kind: "git", given: "anthropics/skills", url: "https://github.com/anthropics/skills.git", ref: null, path: "" });
+  assert.deepEqual(parse("anthropics/skills/skills/pdf#v1.2"), {
+    kind: "git",
+    given: "anthropics/skills/skills/pdf#v1.2",
+    url: "https://github.com/anthropics/skills.git",
+    ref: "v1.2",
+    path: "skills/pdf",
+  });
+  assert.equal((parse("me/tools.git") as { url: string }).url, "https://github.com/me/tools.git");
+});
+
+test("git URLs are kept as given, with an optional #ref", () => {
+  for (const url of ["https://example.com/team/skills.git", "ssh://git@example.com/team/skills.git", "git@example.com:team/skills.git", "file:///srv/skills"]) {
+    assert.deepEqual(parse(url), { kind: "git", given: url, url, ref: null, path: "" });
+  }
+  assert.deepEqual(parse("file:///srv/skills#feature/x"), { kind: "git", given: "file:///srv/skills#feature/x", url: "file:///srv/skills", ref: "feature/x", path: "" });
+});
+
+test("a local folder is spelled as one: ./, ../, /, ~/ (owner/repo always means GitHub)", () => {
+  assert.deepEqual(parse("./skills"), { kind: "local", given: "./skills", dir: "/work/project/skills" });
+  assert.deepEqual(parse("../shared"), { kind: "local", given: "../shared", dir: "/work/shared" });
+  assert.deepEqual(parse("/abs/skills"), { kind: "local", given: "/abs/skills", dir: "/abs/skills" });
+  assert.deepEqual(parse("~/skills"), { kind: "local", given: "~/skills", dir: "/home/me/skills" });
+  assert.deepEqual(parse("."), { kind: "local", given: ".", dir: "/work/project" });
+});
+
+test("anything git could read as an option is refused before anything runs", () => {
+  refusedAsUsage("--upload-pack=touch /tmp/x", /looks like an option/);
+  refusedAsUsage("-u", /looks like an option/);
+  refusedAsUsage("ssh://-oProxyCommand=x/repo", /names no usable host/);
+  refusedAsUsage("git@-oProxyCommand=x:repo", /looks like an option/);
+  refusedAsUsage("me@host:-repo", /looks like an option/);
+  refusedAsUsage("owner/repo#--upload-pack=x", /is not a branch, tag or commit name/);
+  refusedAsUsage("owner/repo#a:b", /is not a branch, tag or commit name/);
+  refusedAsUsage("owner/repo#a..b", /is not a branch, tag or commit name/);
+});
+
+test("other schemes, bad paths and unreadable text are usage errors", () => {
+  refusedAsUsage("ext::sh -c touch% /tmp/x", /is not a git URL, owner\/repo, or a local folder/);
+  refusedAsUsage("git://example.com/repo", /only https:\/\/, ssh:\/\/, file:\/\//);
+  refusedAsUsage("http://example.com/repo", /only https:\/\/, ssh:\/\/, file:\/\//);
+  refusedAsUsage("owner/repo/../../etc", /may not hold empty, \. or \.\. segments/);
+  refusedAsUsage("skills", /write a local folder as \.\/skills/);
+  refusedAsUsage("", /SOURCE is empty/);
+  refusedAsUsage("owner/repo\n", /control character/);
+});
