@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { digestOfPackage } from "../package/package-digest.js";
 import { InstallError } from "./install-error.js";
 import { readSkillsLock, writeSkillsLock, type LockedSkill, type SkillsLock } from "./lockfile.js";
-import { exists, placeStaged, removeAbandonedTemporaries, removePlaced, stageSkill, type CopyListener } from "./placement.js";
+import { exists, placeStaged, removeAbandonedTemporaries, removePlaced, stageSkill, withInstallLock, type CopyListener } from "./placement.js";
 import { skillAt, skillsOfSource, type SourceSkill } from "./source-skills.js";
 import { withFetchedCommit } from "./git-fetch.js";
 import { parseSource, type SourceSpec } from "./source-spec.js";
@@ -96,6 +96,10 @@ export async function listSourceSkills(source: string, options: Omit<InstallOpti
 /** `add SOURCE`: every skill the source holds, or those named in `skills`. */
 export async function installSkills(source: string, options: InstallOptions & { skills?: readonly string[] }): Promise<InstallReport> {
   const spec = parseSource(source, options.cwd ?? process.cwd(), options.home ?? defaultHome());
+  return withInstallLock(options.target.lockfile, () => installLocked(spec, options));
+}
+
+async function installLocked(spec: SourceSpec, options: InstallOptions & { skills?: readonly string[] }): Promise<InstallReport> {
   const lock = readSkillsLock(options.target.lockfile);
   removeAbandonedTemporaries(options.target.dir);
   return withSourceTree(spec, specRef(spec), options, async (root, provenance) => {
@@ -113,13 +117,17 @@ export async function installSkills(source: string, options: InstallOptions & { 
     for (const name of wanted ?? []) {
       if (!seen.has(name)) outcomes.push(refused(name, options.target, [`the source holds no skill named ${name}${found.length > 0 ? ` (it holds: ${[...new Set(found.map((s) => s.name))].join(", ")})` : ""}`]));
     }
-    if (found.length === 0 && !wanted) outcomes.push(refused("(none)", options.target, ["the source holds no skills"]));
+    if (found.length === 0 && !wanted) throw new InstallError(`${spec.given} holds no skills${specPath(spec) ? ` under ${specPath(spec)}` : ""}`, "failed");
     return { lockfile: options.target.lockfile, skills: outcomes };
   });
 }
 
 /** `add --frozen`: every skill the lockfile records for the target folder (or those named), exactly at its locked commit and digest. */
 export async function installLockedSkills(options: InstallOptions & { skills?: readonly string[] }): Promise<InstallReport> {
+  return withInstallLock(options.target.lockfile, () => installFrozen(options));
+}
+
+async function installFrozen(options: InstallOptions & { skills?: readonly string[] }): Promise<InstallReport> {
   const lock = readSkillsLock(options.target.lockfile);
   if (lock.size === 0) throw new InstallError(`${options.target.lockfile} does not exist or records no skills; --frozen installs only what it records`, "usage");
   removeAbandonedTemporaries(options.target.dir);
@@ -148,6 +156,10 @@ export async function installLockedSkills(options: InstallOptions & { skills?: r
 
 /** `update [NAME…]`: moves installed skills to their source's newest commit, or the commit their pinned ref names now. */
 export async function updateSkills(options: InstallOptions & { names?: readonly string[] }): Promise<InstallReport> {
+  return withInstallLock(options.target.lockfile, () => updateLocked(options));
+}
+
+async function updateLocked(options: InstallOptions & { names?: readonly string[] }): Promise<InstallReport> {
   const lock = readSkillsLock(options.target.lockfile);
   removeAbandonedTemporaries(options.target.dir);
   const entries = selectEntries(lock, options.target, options.names);
@@ -184,6 +196,10 @@ export async function updateSkills(options: InstallOptions & { names?: readonly 
 
 /** `remove NAME…`: takes installed skills out of the folder and the lockfile. */
 export async function removeSkills(names: readonly string[], options: Pick<InstallOptions, "target" | "force">): Promise<InstallReport> {
+  return withInstallLock(options.target.lockfile, () => removeLocked(names, options));
+}
+
+async function removeLocked(names: readonly string[], options: Pick<InstallOptions, "target" | "force">): Promise<InstallReport> {
   const { target } = options;
   const lock = readSkillsLock(target.lockfile);
   removeAbandonedTemporaries(target.dir);

@@ -13,6 +13,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileDigest, packageDigest, type DigestedFile } from "../package/package-digest.js";
 import type { PackageFiles } from "../package/package-files.js";
+import { InstallError } from "./install-error.js";
 
 const TEMP_PREFIX = ".skillport-";
 
@@ -141,5 +142,52 @@ function syncDirectory(dir: string): void {
     // Some file systems refuse fsync on a directory; the rename is still atomic there.
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/**
+ * Runs `work` holding the lockfile's lock (`.<lockfile name>.lock` beside it, made exclusively,
+ * holding the owner's process id): two installs into one folder at once would each rewrite the
+ * lockfile from what they read, and one's entries would be lost. A lock whose process is gone is
+ * taken over; one held by a live process refuses at once rather than waiting.
+ */
+export async function withInstallLock<T>(lockfile: string, work: () => Promise<T>): Promise<T> {
+  const dir = path.dirname(lockfile);
+  fs.mkdirSync(dir, { recursive: true });
+  const lock = path.join(dir, `.${path.basename(lockfile)}.lock`);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = fs.openSync(lock, "wx", 0o644);
+      fs.writeFileSync(fd, `${process.pid}\n`);
+      fs.closeSync(fd);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw lockBusy(lock, error);
+      const owner = Number(readText(lock).trim());
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isRunning(owner)) throw lockBusy(lock, error, owner);
+      fs.rmSync(lock, { force: true });
+    }
+  }
+  // A run ended by a signal leaves through `exit` (see the CLI), where no `finally` runs.
+  const release = (): void => fs.rmSync(lock, { force: true });
+  process.once("exit", release);
+  try {
+    return await work();
+  } finally {
+    process.removeListener("exit", release);
+    release();
+  }
+}
+
+function lockBusy(lock: string, error: unknown, owner?: number): Error {
+  if (owner === undefined && (error as NodeJS.ErrnoException).code !== "EEXIST") return error as Error;
+  return new InstallError(`another skillport run${owner ? ` (process ${owner})` : ""} is changing these skills (${lock} exists); try again when it ends`, "failed");
+}
+
+function readText(file: string): string {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch {
+    return "";
   }
 }

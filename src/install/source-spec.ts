@@ -57,6 +57,8 @@ export function parseSource(given: string, cwd: string, home: string): SourceSpe
       throw new InstallError(`SOURCE ${JSON.stringify(given)} names no usable host`, "usage");
     }
     if (url.username.startsWith("-")) throw new InstallError(`SOURCE ${JSON.stringify(given)} names a user that looks like an option`, "usage");
+    const browsed = githubTreeUrl(url, given);
+    if (browsed) return browsed;
     return { kind: "git", given, url: location, ref, path: "" };
   }
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(location)) {
@@ -83,6 +85,27 @@ export function parseSource(given: string, cwd: string, home: string): SourceSpe
     `SOURCE ${JSON.stringify(given)} is not a git URL, owner/repo, or a local folder (write a local folder as ./${text} or an absolute path)`,
     "usage",
   );
+}
+
+/**
+ * A GitHub page of a folder, as people copy it from the browser:
+ * `https://github.com/owner/repo/tree/REF/path/inside` is the repository at REF, that folder.
+ * REF is taken as the one segment after `tree/` (a branch with a `/` in its name needs
+ * `owner/repo/path#branch/name` instead).
+ */
+function githubTreeUrl(url: URL, given: string): SourceSpec | null {
+  if (url.protocol !== "https:" || url.hostname !== "github.com") return null;
+  const match = /^\/([^/]+)\/([^/]+)\/(?:tree|blob)\/([^/]+)(?:\/(.*?))?\/?$/.exec(url.pathname);
+  if (!match) return null;
+  const [, owner, repo, ref, inside = ""] = match.map((part) => (part === undefined ? part : decodeURIComponent(part)));
+  if (!OWNER.test(owner!) || !REPO.test(repo!)) return null;
+  if (!REF.test(ref!)) throw new InstallError(`SOURCE ${JSON.stringify(given)}: ${JSON.stringify(ref)} is not a branch, tag or commit name`, "usage");
+  const segments = inside === "" ? [] : inside.split("/");
+  if (segments.some((segment) => segment === "" || segment === "." || segment === "..")) {
+    throw new InstallError(`SOURCE ${JSON.stringify(given)}: the path inside the repository may not hold empty, . or .. segments`, "usage");
+  }
+  const name = repo!.endsWith(".git") ? repo!.slice(0, -4) : repo!;
+  return { kind: "git", given, url: `${GITHUB}/${owner}/${name}.git`, ref: ref!, path: segments.join("/") };
 }
 
 function splitRef(text: string, given: string): [string, string | null] {

@@ -305,6 +305,19 @@ test("a local folder is a source too: recorded as local, and update picks up its
   assert.match(read(path.join(p.skills, "gamma/SKILL.md")), /Gamma v2/);
   const gone = await p.run("add", "./nowhere");
   assert.equal(gone.code, 2);
+  assert.match(gone.stderr, /^error: the folder .*nowhere does not exist$/m);
+
+  // A folder that is itself a skill installs as that one skill.
+  const single = writeRepoSkill(p.cwd, "elsewhere/delta");
+  const one = await p.run("add", single);
+  assert.equal(one.code, 0, one.stderr);
+  assert.equal(one.stdout, "installed  delta\n");
+  assert.equal(lockOf(p).folders[".agents/skills"]!.delta!.path, "");
+  const empty = path.join(p.cwd, "empty");
+  fs.mkdirSync(empty);
+  const none = await p.run("add", empty);
+  assert.equal(none.code, 1);
+  assert.match(none.stderr, /^error: .*empty holds no skills$/m);
 });
 
 test("--global and --to install into the user's folders with a lockfile beside each", { timeout: 60_000 }, async () => {
@@ -334,6 +347,11 @@ test("an install killed mid-copy leaves no half skill: the folder holds whole sk
   const exited = new Promise((resolve) => child.on("close", resolve));
   await eventually(() => fs.existsSync(signal) && read(signal) !== "", "the install to pause mid-copy");
   const staging = read(signal);
+  // While it holds the folder, a second run refuses at once instead of racing it for the lockfile.
+  const concurrent = await p.run("remove", "alpha");
+  assert.equal(concurrent.code, 1);
+  assert.match(concurrent.stderr, new RegExp(`^error: another skillport run \\(process ${child.pid}\\) is changing these skills`, "m"));
+  assert.ok(fs.existsSync(path.join(p.skills, "alpha")));
   child.kill("SIGKILL");
   await exited;
 

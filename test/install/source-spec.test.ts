@@ -34,6 +34,20 @@ test("git URLs are kept as given, with an optional #ref", () => {
   assert.deepEqual(parse("file:///srv/skills#feature/x"), { kind: "git", given: "file:///srv/skills#feature/x", url: "file:///srv/skills", ref: "feature/x", path: "" });
 });
 
+test("a GitHub folder page (…/tree/REF/path) is that repository at REF, that folder", () => {
+  assert.deepEqual(parse("https://github.com/anthropics/skills/tree/main/skills/pdf"), {
+    kind: "git",
+    given: "https://github.com/anthropics/skills/tree/main/skills/pdf",
+    url: "https://github.com/anthropics/skills.git",
+    ref: "main",
+    path: "skills/pdf",
+  });
+  assert.deepEqual(parse("https://github.com/anthropics/skills/tree/v2"), { kind: "git", given: "https://github.com/anthropics/skills/tree/v2", url: "https://github.com/anthropics/skills.git", ref: "v2", path: "" });
+  // A repository URL that is not a folder page is fetched as given.
+  assert.equal((parse("https://github.com/anthropics/skills") as { url: string }).url, "https://github.com/anthropics/skills");
+  refusedAsUsage("https://github.com/o/r/tree/-x/skills", /is not a branch, tag or commit name/);
+});
+
 test("a local folder is spelled as one: ./, ../, /, ~/ (owner/repo always means GitHub)", () => {
   assert.deepEqual(parse("./skills"), { kind: "local", given: "./skills", dir: "/work/project/skills" });
   assert.deepEqual(parse("../shared"), { kind: "local", given: "../shared", dir: "/work/shared" });
