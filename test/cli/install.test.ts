@@ -390,3 +390,17 @@ test("--json gives every outcome with its commit, digest and path", { timeout: 6
   assert.equal(report.skills[0]!.status, "installed");
   assert.equal(report.skills[0]!.digest, lockOf(p).folders[".agents/skills"]!.alpha!.digest);
 });
+
+test("a lockfile skillport cannot read is a usage error naming it, and is left as it was", { timeout: 60_000 }, async () => {
+  const p = project();
+  fs.writeFileSync(p.lockfile, "{ not json");
+  for (const args of [["verify"], ["update"], ["remove", "alpha"], ["add", p.url]]) {
+    const run = await p.run(...args);
+    assert.equal(run.code, 2, `${args.join(" ")}: ${run.stderr}`);
+    assert.match(run.stderr, /^error: .*skills-lock\.json is not a skills lockfile skillport can read: /m);
+  }
+  assert.equal(read(p.lockfile), "{ not json");
+  const doctor = await p.run("doctor", "--json");
+  assert.equal(doctor.code, 1);
+  assert.ok(jsonOf<{ diagnostics: Array<{ code: string }> }>(doctor).diagnostics.some((d) => d.code === "skills_lock_unreadable"));
+});

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { removeSkills, type InstallReport } from "../../install/operations.js";
 import type { CommandHost } from "../command-host.js";
 import type { ExitCode } from "../exit.js";
-import { addPlaceOptions, installerCall, reportOutcomes, targetsOf, withoutDuplicateMisses, type PlaceOptions } from "../install-options.js";
+import { addPlaceOptions, exitCleanlyOnSignals, installerCall, reportOutcomes, targetsOf, withoutDuplicateMisses, type PlaceOptions } from "../install-options.js";
 import type { CliOutput } from "../output.js";
 
 export interface RemoveOptions extends PlaceOptions {
@@ -21,6 +21,7 @@ export function registerRemoveCommand(program: Command, { out, run }: CommandHos
 
 export async function removeCommand(names: string[], options: RemoveOptions, out: CliOutput): Promise<ExitCode> {
   const reports: InstallReport[] = [];
-  for (const target of targetsOf(options)) reports.push(await installerCall(() => removeSkills(names, { target, force: options.force === true })));
+  exitCleanlyOnSignals();
+  for (const target of await installerCall(async () => targetsOf(options))) reports.push(await installerCall(() => removeSkills(names, { target, force: options.force === true })));
   return reportOutcomes(withoutDuplicateMisses(reports, names), options, out);
 }

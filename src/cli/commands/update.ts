@@ -24,7 +24,7 @@ export function registerUpdateCommand(program: Command, { out, run }: CommandHos
 export async function updateCommand(names: string[], options: UpdateOptions, out: CliOutput): Promise<ExitCode> {
   exitCleanlyOnSignals();
   const reports: InstallReport[] = [];
-  for (const target of targetsOf(options)) {
+  for (const target of await installerCall(async () => targetsOf(options))) {
     reports.push(
       await installerCall(() =>
         updateSkills({ target, names, force: options.force === true, cwd: process.cwd(), home: os.homedir(), onProgress: (line) => out.log(oneLineText(line)) }),

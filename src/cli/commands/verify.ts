@@ -13,6 +13,6 @@ export function registerVerifyCommand(program: Command, { out, run }: CommandHos
 
 export async function verifyCommand(options: PlaceOptions, out: CliOutput): Promise<ExitCode> {
   const reports: InstallReport[] = [];
-  for (const target of targetsOf(options)) reports.push(await installerCall(() => verifySkills({ target })));
+  for (const target of await installerCall(async () => targetsOf(options))) reports.push(await installerCall(() => verifySkills({ target })));
   return reportOutcomes(reports, options, out);
 }
