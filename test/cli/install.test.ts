@@ -246,6 +246,16 @@ test("add --frozen installs each skill at its locked commit while the source has
   assert.equal(again.code, 0);
   assert.match(again.stdout, /^unchanged {2}alpha /m);
 
+  // Files that do not match the locked digest are never placed.
+  const lock = lockOf(p);
+  lock.folders[".agents/skills"]!.alpha!.digest = `sha256:${"0".repeat(64)}`;
+  fs.writeFileSync(p.lockfile, JSON.stringify(lock));
+  fs.rmSync(path.join(p.skills, "alpha"), { recursive: true });
+  const mismatch = await p.run("add", "--frozen", "--skill", "alpha");
+  assert.equal(mismatch.code, 1);
+  assert.match(mismatch.stdout, /^refused {2}alpha\n {4}its files in the source \(sha256:[0-9a-f]{64}\) do not match the locked digest \(sha256:0{64}\)\n$/);
+  assert.deepEqual(entries(p.skills), ["beta"]);
+
   const withSource = await p.run("add", "--frozen", p.url);
   assert.equal(withSource.code, 2);
   fs.rmSync(p.lockfile);
