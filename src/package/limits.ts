@@ -16,3 +16,9 @@ export const MAX_COMPATIBILITY_LENGTH = 500;
 export const MAX_YAML_DEPTH = 32;
 /** Aliases a frontmatter may use; a "billion laughs" document needs far more. */
 export const MAX_YAML_ALIASES = 50;
+/**
+ * Largest file an agent may write into a skill (SPEC §11). The §1 SKILL.md limit, for every
+ * file: what an agent writes is text it keeps as a procedure, and a limit per kind of file would
+ * be one more rule to learn for no real skill's sake.
+ */
+export const MAX_AUTHORED_FILE_BYTES = MAX_SKILL_FILE_BYTES;
