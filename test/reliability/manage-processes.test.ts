@@ -72,10 +72,26 @@ test("a writer killed mid-write leaves no half skill, and the next writer is not
   seedNotes(source);
   const writer = startWriter(source, "churn");
   t.after(() => writer.child.kill("SIGKILL"));
+  // Meanwhile a reader in this process keeps reading SKILL.md: every read must be one whole version.
+  let reading = true;
+  const seen = { reads: 0, partial: [] as string[] };
+  const reader = (async () => {
+    while (reading) {
+      const text = fs.readFileSync(path.join(source, "notes", "SKILL.md"), "utf8");
+      const n = Number(/description: Version (\d+) of the notes\./.exec(text)?.[1]);
+      seen.reads += 1;
+      if (!(n === 0 ? text === notesVersion(0, 10) : text === notesVersion(n))) seen.partial.push(text.slice(0, 80));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  })();
   // Several rounds finished, so the kill lands in the middle of the stream of writes.
-  for (let round = 1; round <= 3; round++) assert.match(await nextLine(writer.lines, `round ${round}`), new RegExp(`^${round} ok ok ok$`));
+  for (let round = 1; round <= 5; round++) assert.match(await nextLine(writer.lines, `round ${round}`), new RegExp(`^${round} ok ok ok$`));
   writer.child.kill("SIGKILL");
   await withinBound(writer.exited, "writer exit");
+  reading = false;
+  await reader;
+  assert.ok(seen.reads > 0, "the reader read while the writer wrote");
+  assert.deepEqual(seen.partial, [], `no reader saw part of a SKILL.md (${seen.reads} reads)`);
 
   const skillMd = fs.readFileSync(path.join(source, "notes", "SKILL.md"), "utf8");
   const version = Number(/description: Version (\d+) of the notes\./.exec(skillMd)?.[1]);
