@@ -200,9 +200,52 @@ export function withSkillWriteLock<T>(skillDir: string, work: () => T): LockedRe
     fs.closeSync(fd);
   }
   try {
+    removeLeftovers(skillDir);
     return { ok: true, value: work() };
   } finally {
     fs.rmSync(lockFile, { force: true });
+  }
+}
+
+/** A hidden temporary made by `createSkillFolder`, `deleteSkillFolder` or `replaceFile`: its writer's pid is in its name. */
+const LEFTOVER = /^\..+\.(\d+)-[0-9a-f]{12}\.(?:new|deleted|tmp)$/;
+const LEFTOVER_DEPTH = 5;
+
+/**
+ * What a writer that was killed left of this skill: hidden temporaries named with a process id
+ * that no longer runs on this host. Readers never saw them (discovery and listings skip
+ * dot-entries); this only gives the space back. Run under the lock, so no live writer of this
+ * skill in any process is using one; a temporary of a live process is never touched.
+ */
+function removeLeftovers(skillDir: string): void {
+  const name = path.basename(skillDir);
+  const sweep = (dir: string, depth: number, only: ((entry: string) => boolean) | null): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const match = LEFTOVER.exec(entry.name);
+      if (match && (only === null || only(entry.name)) && !processRuns(Number(match[1]))) {
+        fs.rmSync(path.join(dir, entry.name), { recursive: true, force: true });
+      } else if (only === null && depth < LEFTOVER_DEPTH && entry.isDirectory() && !entry.name.startsWith(".")) {
+        sweep(path.join(dir, entry.name), depth + 1, null);
+      }
+    }
+  };
+  sweep(path.dirname(skillDir), 0, (entry) => entry.startsWith(`.${name}.`));
+  sweep(skillDir, 0, null);
+}
+
+function processRuns(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errorCode(error) !== "ESRCH";
   }
 }
 

@@ -111,4 +111,8 @@ test("a writer killed mid-write leaves no half skill, and the next writer is not
   assert.equal(edited.ok, true, JSON.stringify(edited.error));
   if (visible.includes("churn")) assert.equal((await session.manage({ action: "delete", name: "churn" })).ok, true);
   else assert.equal((await session.manage({ action: "create", name: "churn", content: "---\nname: churn\ndescription: After the kill.\n---\n" })).ok, true);
+  // And what the dead writer left hidden of those skills is gone: the next writes swept it.
+  const deadPid = String(writer.child.pid);
+  const leftovers = [...fs.readdirSync(source), ...fs.readdirSync(path.join(source, "notes")).map((entry) => `notes/${entry}`)].filter((entry) => entry.includes(`.${deadPid}-`));
+  assert.deepEqual(leftovers, []);
 });

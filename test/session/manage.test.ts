@@ -1,7 +1,7 @@
 // skill_manage (SPEC §11) through the library: every action read back through `skill`, every
 // check before a write at its boundary, the trust rule, policy and the session log.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
@@ -454,4 +454,27 @@ test("default placement is the agent's own writable source before the project's"
 test("writable is refused on shared-pool sources, and trusted without writable", T, async () => {
   await assert.rejects(createSkillRuntime({ sources: [{ path: "/tmp", origin: "global", writable: true }] }), /writable applies to agent and project sources only/);
   await assert.rejects(createSkillRuntime({ sources: [{ path: "/tmp", origin: "project", trusted: true }] }), /trusted applies only to a writable source/);
+});
+
+test("a write sweeps the hidden temporaries a killed writer left of that skill, never a live process's", T, async (t) => {
+  const { session, authoring } = await setup(t);
+  await session.manage({ action: "create", name: "notes", content: skillMd("notes") });
+  await session.manage({ action: "write_file", name: "notes", file_path: "references/guide.md", content: "g" });
+  const dead = spawnSync(process.execPath, ["-e", "0"]).pid!;
+  const planted = {
+    deadFolder: path.join(authoring, `.notes.${dead}-aaaaaaaaaaaa.new`),
+    deadFile: path.join(authoring, "notes", "references", `.guide.md.${dead}-bbbbbbbbbbbb.tmp`),
+    otherSkill: path.join(authoring, `.other.${dead}-cccccccccccc.deleted`),
+    live: path.join(authoring, "notes", `.SKILL.md.${process.pid}-dddddddddddd.tmp`),
+  };
+  fs.mkdirSync(planted.deadFolder);
+  fs.writeFileSync(path.join(planted.deadFolder, "SKILL.md"), "half");
+  fs.writeFileSync(planted.deadFile, "half");
+  fs.mkdirSync(planted.otherSkill);
+  fs.writeFileSync(planted.live, "in use");
+  assert.equal((await session.manage({ action: "write_file", name: "notes", file_path: "x.md", content: "x" })).ok, true);
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(planted).map(([what, file]) => [what, fs.existsSync(file)])),
+    { deadFolder: false, deadFile: false, otherSkill: true, live: true },
+  );
 });
