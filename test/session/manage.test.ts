@@ -478,3 +478,30 @@ test("a write sweeps the hidden temporaries a killed writer left of that skill, 
     { deadFolder: false, deadFile: false, otherSkill: true, live: true },
   );
 });
+
+test("in a project, skill_manage is on by the default whitelist and off under a whitelist naming only `skill`", T, async (t) => {
+  const root = realTempDir("skillport-manage-project");
+  const open = path.join(root, "open");
+  const closed = path.join(root, "closed");
+  fs.mkdirSync(open);
+  fs.mkdirSync(closed);
+  const runtime = await createSkillRuntime({
+    sources: [
+      { path: open, origin: "project", projectId: "open", writable: true },
+      { path: closed, origin: "project", projectId: "closed", writable: true },
+    ],
+    projects: { closed: { toolWhitelist: ["skill"] } },
+    env: {},
+  });
+  t.after(() => runtime.close());
+  const inOpen = runtime.session({ projectId: "open" });
+  const inClosed = runtime.session({ projectId: "closed" });
+  t.after(() => (inOpen.close(), inClosed.close()));
+  assert.equal(inOpen.manageTool?.name, "skill_manage");
+  assert.equal((await inOpen.manage({ action: "create", name: "a", content: skillMd("a") })).ok, true);
+  assert.equal(inClosed.manageTool, null);
+  assert.equal((await inClosed.manage({ action: "create", name: "b", content: skillMd("b") })).error?.code, "tool_unavailable");
+  assert.deepEqual([fs.readdirSync(open), fs.readdirSync(closed)], [["a"], []]);
+  // The skill tool itself stays on there.
+  assert.equal((await inClosed.call({})).ok, true);
+});
