@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { isInside, normaliseSkillPath, readConfinedBytesSync as readConfinedBytesUnderLimit, type ReadErrorReason } from "./confined-read.js";
 import { MAX_AUTHORED_FILE_BYTES } from "./limits.js";
-import { isLeftOutOfPackage, SKILL_FILE_NAMES } from "./package-shape.js";
+import { isLeftOutOfPackage, liesInOtherPackage, SKILL_FILE_NAMES, sourceRootsInside } from "./package-shape.js";
 
 /** Why a write refused; `too_large` adds to the read reasons. Part of the `skill_write_error` envelope. */
 export type WriteErrorReason = ReadErrorReason | "too_large";
@@ -48,8 +48,8 @@ export type SkillText = { ok: true; text: string; sha256: string } | WriteRefusa
  * The whole text of one file of the skill, read under the read confinement, with the sha256 of
  * its bytes (what a stale check compares). A BOM is kept: a patch must write back what it read.
  */
-export function readSkillText(skillDir: string, relative: string): SkillText {
-  const read = readConfinedBytesSync(skillDir, relative);
+export function readSkillText(skillDir: string, relative: string, sourceRoots: readonly string[] = []): SkillText {
+  const read = readConfinedBytesSync(skillDir, relative, sourceRoots);
   if (!read.ok) return read;
   if (read.size > MAX_AUTHORED_FILE_BYTES) return refusal(relative, "too_large", `it is ${read.size} bytes; a file of a skill is changed only up to ${MAX_AUTHORED_FILE_BYTES} bytes`);
   let text: string;
@@ -77,8 +77,8 @@ export function sha256Of(bytes: Uint8Array | string): string {
  * Missing folders on the way are created; a link or a non-folder on the way, a link or a special
  * file at the target, are refused. An existing file keeps its mode (a script stays executable).
  */
-export function writeSkillFile(skillDir: string, relative: string, text: string): WriteOutcome {
-  return writeInto(skillDir, relative, text, placeFor(skillDir, writablePath(relative), { createFolders: true }));
+export function writeSkillFile(skillDir: string, relative: string, text: string, sourceRoots: readonly string[] = []): WriteOutcome {
+  return writeInto(skillDir, relative, text, placeFor(skillDir, writablePath(relative), { createFolders: true, sourceRoots }));
 }
 
 /**
@@ -89,7 +89,7 @@ export function writeSkillMdFile(skillDir: string, skillFileName: string, text: 
   const checked: WritablePath = SKILL_FILE_NAMES.includes(skillFileName)
     ? { ok: true, path: skillFileName, segments: [skillFileName] }
     : refusal(skillFileName, "illegal_path", "it is not a skill's SKILL.md");
-  return writeInto(skillDir, skillFileName, text, placeFor(skillDir, checked, { createFolders: false }));
+  return writeInto(skillDir, skillFileName, text, placeFor(skillDir, checked, { createFolders: false, sourceRoots: [] }));
 }
 
 function writeInto(skillDir: string, relative: string, text: string, place: Place): WriteOutcome {
@@ -104,8 +104,8 @@ function writeInto(skillDir: string, relative: string, text: string, place: Plac
 }
 
 /** Removes one regular file of the skill (never a link, a folder or a special file). */
-export function removeSkillFile(skillDir: string, relative: string): WriteOutcome {
-  const place = placeFor(skillDir, writablePath(relative), { createFolders: false });
+export function removeSkillFile(skillDir: string, relative: string, sourceRoots: readonly string[] = []): WriteOutcome {
+  const place = placeFor(skillDir, writablePath(relative), { createFolders: false, sourceRoots });
   if (!place.ok) return place;
   if (!place.existing) return refusal(relative, "not_found", "no such file in this skill");
   try {
@@ -296,7 +296,7 @@ type Place = { ok: true; parent: string; target: string; existing: fs.Stats | nu
  * every folder on the way is a real folder inside the skill's real directory, and the target, if
  * it exists, is a regular file.
  */
-function placeFor(skillDir: string, checked: WritablePath, { createFolders }: { createFolders: boolean }): Place {
+function placeFor(skillDir: string, checked: WritablePath, { createFolders, sourceRoots }: { createFolders: boolean; sourceRoots: readonly string[] }): Place {
   if (!checked.ok) return checked;
   const shown = checked.path;
   const refuse = (reason: WriteErrorReason, why: string): WriteRefusal => refusal(shown, reason, why);
@@ -306,6 +306,9 @@ function placeFor(skillDir: string, checked: WritablePath, { createFolders }: { 
   } catch (error) {
     return refuse(reasonOf(error), "the skill directory cannot be resolved");
   }
+  // A nested skill's folder, or another source's root inside this skill, is another package: the
+  // read rule (`liesInOtherPackage`), checked before a folder on the way is created.
+  if (liesInOtherPackage(realDir, checked.segments, sourceRootsInside(realDir, sourceRoots))) return refuse("illegal_path", "it lies in another skill's folder");
   let parent = realDir;
   const folders = checked.segments.slice(0, -1);
   for (const segment of folders) {
@@ -385,8 +388,8 @@ function fsyncDirectory(dir: string): void {
 
 type SyncBytes = { ok: true; bytes: Buffer; size: number } | WriteRefusal;
 
-function readConfinedBytesSync(skillDir: string, relative: string): SyncBytes {
-  const read = readConfinedBytesUnderLimit(skillDir, relative, { maxBytes: MAX_AUTHORED_FILE_BYTES + 1 });
+function readConfinedBytesSync(skillDir: string, relative: string, sourceRoots: readonly string[] = []): SyncBytes {
+  const read = readConfinedBytesUnderLimit(skillDir, relative, { maxBytes: MAX_AUTHORED_FILE_BYTES + 1, sourceRoots });
   return read.ok ? { ok: true, bytes: read.bytes, size: read.size } : read;
 }
 

@@ -75,9 +75,9 @@ async function handle(deps: SkillManageDeps, args: unknown, ctx: SkillManageCont
 
   const found = await findSkill(deps, scope, registry, request.name);
   if (!found) return fail(notFound(request.name));
-  const source = writableSourceOf(found, writable);
-  if (source === null) return fail(readOnly(found.name));
-  return change(found, source, request, ctx);
+  const source = writableSourceOf(found.skill, writable);
+  if (source === null) return fail(readOnly(found.skill.name));
+  return change(found.skill, source, request, ctx, found.sourceRoots);
 }
 
 async function create(
@@ -122,7 +122,13 @@ async function create(
 }
 
 /** Every action on an existing skill, under its write lock, in one synchronous step. */
-function change(skill: RegisteredSkill, source: WritableSource, request: Exclude<SkillManageRequest, { action: "create" }>, ctx: SkillManageContext): Answer {
+function change(
+  skill: RegisteredSkill,
+  source: WritableSource,
+  request: Exclude<SkillManageRequest, { action: "create" }>,
+  ctx: SkillManageContext,
+  sourceRoots: readonly string[],
+): Answer {
   const skillFileName = path.basename(skill.skillFile);
   const locked = withSkillWriteLock(skill.dir, (): Answer => {
     switch (request.action) {
@@ -132,11 +138,11 @@ function change(skill: RegisteredSkill, source: WritableSource, request: Exclude
         if (request.filePath === null || isSkillFilePath(request.filePath, skillFileName)) {
           return writeSkillMd(skill, skillFileName, ctx, (current) => patched(current, request), "patched");
         }
-        return patchFile(skill, request);
+        return patchFile(skill, request, sourceRoots);
       case "write_file":
-        return writeFile(skill, request.filePath, request.content);
+        return writeFile(skill, request.filePath, request.content, sourceRoots);
       case "remove_file":
-        return removeFile(skill, request.filePath);
+        return removeFile(skill, request.filePath, sourceRoots);
       case "delete": {
         const deleted = deleteSkillFolder(skill.dir);
         if (!deleted.ok) return fail(writeError(deleted));
@@ -174,31 +180,31 @@ function writeSkillMd(
   return { envelope: success({ name: skill.name, status }), skillFile: { name: skill.name, sha256: sha256Of(text) } };
 }
 
-function patchFile(skill: RegisteredSkill, request: Extract<SkillManageRequest, { action: "patch" }>): Answer {
+function patchFile(skill: RegisteredSkill, request: Extract<SkillManageRequest, { action: "patch" }>, sourceRoots: readonly string[]): Answer {
   const checked = writablePath(request.filePath!);
   if (!checked.ok) return fail(writeError(checked));
-  const current = readSkillText(skill.dir, checked.path);
+  const current = readSkillText(skill.dir, checked.path, sourceRoots);
   if (!current.ok) return fail(writeError(current));
   const text = patched(current.text, request);
   if (typeof text !== "string") return fail(text);
-  const answer = writeFile(skill, checked.path, text);
+  const answer = writeFile(skill, checked.path, text, sourceRoots);
   return answer.envelope.ok ? { envelope: success({ name: skill.name, status: "patched", file_path: checked.path }) } : answer;
 }
 
-function writeFile(skill: RegisteredSkill, filePath: string, content: string): Answer {
+function writeFile(skill: RegisteredSkill, filePath: string, content: string, sourceRoots: readonly string[]): Answer {
   const checked = writablePath(filePath);
   if (!checked.ok) return fail(writeError(checked));
   const textProblem = authoredTextProblem(content, checked.path);
   if (textProblem) return fail(writeError(textProblem));
-  const written = writeSkillFile(skill.dir, checked.path, content);
+  const written = writeSkillFile(skill.dir, checked.path, content, sourceRoots);
   if (!written.ok) return fail(writeError(written));
   return { envelope: success({ name: skill.name, status: "file_written", file_path: checked.path }) };
 }
 
-function removeFile(skill: RegisteredSkill, filePath: string): Answer {
+function removeFile(skill: RegisteredSkill, filePath: string, sourceRoots: readonly string[]): Answer {
   const checked = writablePath(filePath);
   if (!checked.ok) return fail(writeError(checked));
-  const removed = removeSkillFile(skill.dir, checked.path);
+  const removed = removeSkillFile(skill.dir, checked.path, sourceRoots);
   if (!removed.ok) return fail(writeError(removed));
   return { envelope: success({ name: skill.name, status: "file_removed", file_path: checked.path }) };
 }
@@ -225,15 +231,22 @@ function patched(current: string, request: Extract<SkillManageRequest, { action:
  * still its skills), after one rescan on a miss, as the `skill` tool does. A skill it cannot see
  * (another agent's private one) is simply not found.
  */
-async function findSkill(deps: SkillManageDeps, scope: Scope, registry: ScopedRegistry, name: string): Promise<RegisteredSkill | undefined> {
+async function findSkill(
+  deps: SkillManageDeps,
+  scope: Scope,
+  registry: ScopedRegistry,
+  name: string,
+): Promise<{ skill: RegisteredSkill; sourceRoots: readonly string[] } | undefined> {
   const first = visible(registry, name);
-  if (first) return first;
+  if (first) return { skill: first, sourceRoots: registry.sourceRoots ?? [] };
   try {
     await deps.refreshSkills();
   } catch {
     // The last good snapshot answers below.
   }
-  return visible(await deps.resolveRegistry(scope), name);
+  const fresh = await deps.resolveRegistry(scope);
+  const second = visible(fresh, name);
+  return second ? { skill: second, sourceRoots: fresh.sourceRoots ?? [] } : undefined;
 }
 
 function visible(registry: ScopedRegistry, name: string): RegisteredSkill | undefined {

@@ -184,6 +184,9 @@ test("paths are confined: `..`, absolute paths, a link, a FIFO, SKILL.md by writ
   fs.symlinkSync(path.join(root, "outside.txt"), path.join(dir, "link.md"));
   fs.symlinkSync(root, path.join(dir, "linked-dir"));
   execFileSync("mkfifo", [path.join(dir, "pipe")]);
+  // A skill nested in this one is a package of its own (SPEC §1): not written through this one.
+  writeSkill(dir, "nested", "name: nested\ndescription: Nested inside notes.");
+  fs.writeFileSync(path.join(dir, "nested", "guide.md"), "nested guide\n");
   const cases: Array<[Record<string, unknown>, string]> = [
     [{ action: "write_file", name: "notes", file_path: "../escape.md", content: "x" }, "illegal_path"],
     [{ action: "write_file", name: "notes", file_path: "a/../../escape.md", content: "x" }, "illegal_path"],
@@ -199,6 +202,9 @@ test("paths are confined: `..`, absolute paths, a link, a FIFO, SKILL.md by writ
     [{ action: "write_file", name: "notes", file_path: "sub/SKILL.md", content: skillMd("sub") }, "illegal_path"],
     [{ action: "remove_file", name: "notes", file_path: "SKILL.md" }, "illegal_path"],
     [{ action: "write_file", name: "notes", file_path: ".env", content: "SECRET=1" }, "unsupported_path"],
+    [{ action: "write_file", name: "notes", file_path: "nested/guide.md", content: "x" }, "illegal_path"],
+    [{ action: "patch", name: "notes", file_path: "nested/guide.md", old_string: "nested", new_string: "x" }, "not_found"],
+    [{ action: "remove_file", name: "notes", file_path: "nested/guide.md" }, "illegal_path"],
   ];
   for (const [args, reason] of cases) {
     const answer = await session.manage(args);
@@ -211,6 +217,7 @@ test("paths are confined: `..`, absolute paths, a link, a FIFO, SKILL.md by writ
   assert.equal(fs.existsSync(path.join(root, "escape.md")), false);
   assert.equal(fs.existsSync(path.join(authoring, "escape.md")), false);
   assert.equal(fs.lstatSync(path.join(dir, "link.md")).isSymbolicLink(), true);
+  assert.equal(fs.readFileSync(path.join(dir, "nested", "guide.md"), "utf8"), "nested guide\n");
 });
 
 test("content that is not UTF-8 text is refused: a lone surrogate, and a patch of a file that is not UTF-8", T, async (t) => {
