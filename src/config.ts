@@ -10,7 +10,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import type * as Zod from "zod";
 import type { AgentPolicy, ProjectPolicy } from "./access/types.js";
-import { AGENT_POLICY_FIELDS, ORIGINS, OWNER_FIELD, PROJECT_POLICY_FIELDS, SOURCE_FIELDS, type FieldKind } from "./option-rules.js";
+import { AGENT_POLICY_FIELDS, ORIGINS, OWNER_FIELD, PROJECT_POLICY_FIELDS, SOURCE_FIELDS, writableSourceProblem, type FieldKind } from "./option-rules.js";
 import { readRegularFileSync } from "./package/regular-file.js";
 import type { SkillSource } from "./registry/types.js";
 
@@ -70,6 +70,8 @@ function buildSchema() {
       if (owner !== undefined && !source[owner]) {
         ctx.addIssue({ code: "custom", path: [owner], message: `required when origin is "${source.origin}"` });
       }
+      const writable = writableSourceProblem(source);
+      if (writable !== null) ctx.addIssue({ code: "custom", path: [source.writable === true ? "writable" : "trusted"], message: writable });
     });
 
   // A bare string is the common case ("one more directory of skills"), so it is accepted as a global source.

@@ -40,7 +40,8 @@ export { parseSource, type SourceSpec } from "./install/source-spec.js";
 export { InstallError } from "./install/install-error.js";
 export { fileDigest, packageDigest, digestOfPackage, type DigestedFile } from "./package/package-digest.js";
 export type { Origin, RegisteredSkill, RegistrySnapshot, SkillSource } from "./registry/types.js";
-export { PROJECT_DEFAULT_ALLOWED_TOOLS } from "./access/tool-policy.js";
+export { PROJECT_DEFAULT_ALLOWED_TOOLS, SKILL_MANAGE_TOOL, SKILL_TOOL } from "./access/tool-policy.js";
+export { writableSourcesOf, type WritableSource } from "./access/writable-sources.js";
 export type { AgentPolicy, Availability, ProjectPolicy, Scope, ScopedRegistry, SkillInfo } from "./access/types.js";
 
 // The tool
@@ -57,6 +58,18 @@ export type {
   SkillToolDisplay,
   SkillToolInvocation,
 } from "./tool/types.js";
+
+// Writing skills (SPEC §11)
+export { createSkillManageTool } from "./tool/manage-tool.js";
+export type {
+  SkillManageContext,
+  SkillManageDeps,
+  SkillManageInputSchema,
+  SkillManageInvocation,
+  SkillManageTool,
+  SkillManageToolDefinition,
+} from "./tool/manage-types.js";
+export { MAX_AUTHORED_FILE_BYTES } from "./package/limits.js";
 
 // Sessions
 export { createSession, restoreSession, type Session, type SessionHost, type SessionOptions } from "./session/session.js";

@@ -25,6 +25,8 @@ export const SOURCE_FIELDS = {
   maxDirectories: "count",
   followExternalLinks: "flag",
   linkRoot: "text",
+  writable: "flag",
+  trusted: "flag",
 } as const satisfies Record<keyof SkillSource, FieldKind>;
 
 export const AGENT_POLICY_FIELDS = {
@@ -86,10 +88,25 @@ function checkSource(source: unknown, where: string): void {
   }
   // A project source without an id is the library's unnamed (working-directory) project, which
   // the default sources use; a config file names its projects, so there the id is required.
+  const writableProblem = writableSourceProblem(source);
+  if (writableProblem !== null) throw new TypeError(`${where}: ${writableProblem}`);
   const owner = source.origin === "project" ? undefined : OWNER_FIELD[source.origin as Origin];
   if (owner !== undefined && source[owner] === undefined) {
     throw new TypeError(`${where}.${owner} is required when origin is ${JSON.stringify(source.origin)}`);
   }
+}
+
+/**
+ * Only an agent's private source or a project's source may be writable (SPEC §11): a skill
+ * written into the shared pool (global, bundled) would reach every agent, not just its writer's
+ * scope; `trusted` means something only on a writable source.
+ */
+export function writableSourceProblem(source: { origin?: unknown; writable?: unknown; trusted?: unknown }): string | null {
+  if (source.writable === true && source.origin !== "agent" && source.origin !== "project") {
+    return `writable applies to agent and project sources only; a ${String(source.origin)} source is shared by every agent`;
+  }
+  if (source.trusted === true && source.writable !== true) return "trusted applies only to a writable source";
+  return null;
 }
 
 function checkPolicies(policies: unknown, where: string, fields: Readonly<Record<string, FieldKind>>): void {

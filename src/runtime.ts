@@ -6,6 +6,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { createScopeResolver, type ScopedRegistryView } from "./access/scoped-registry.js";
 import { unknownSkillNameWarnings } from "./access/policy-names.js";
+import { writableSourcesOf } from "./access/writable-sources.js";
 import type { AgentPolicy, ProjectPolicy, Scope } from "./access/types.js";
 import { checkRuntimeOptions } from "./option-rules.js";
 import type { Diagnostic } from "./package/diagnostic.js";
@@ -146,6 +147,9 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
     env: () => registry.snapshot().env,
     cwd,
     registryDigest: () => registryDigest(),
+    writableSources: (scope) => writableSourcesOf(sources, scope),
+    // Only the source written into is walked again: the write named it, so nothing else changed.
+    refreshSource: (index) => registry.refreshAfterChange(new Map([[index, null]])),
   };
   const registryDigest = (): Promise<string> => (bundleDigest !== null ? Promise.resolve(bundleDigest) : loadedSkillsDigest(registry.snapshot()));
 

@@ -111,6 +111,7 @@ export function buildScopedRegistry(
   };
   return Object.freeze({
     toolAvailable: isToolEffective(SKILL_TOOL, scopePolicies),
+    toolEffective: (tool: string) => isToolEffective(tool, scopePolicies),
     version: snapshot.version,
     sourceRoots: snapshot.sourceRoots,
     list: () => offered().map((info) => ({ ...info })),

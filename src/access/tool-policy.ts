@@ -5,14 +5,18 @@
  */
 import type { AgentPolicy, ProjectPolicy } from "./types.js";
 
-/** The name of the one tool skillport provides. */
+/** The name of the tool that lists, loads and reads skills. */
 export const SKILL_TOOL = "skill";
+/** The name of the tool that writes skills (SPEC §11), offered only where a writable source is open. */
+export const SKILL_MANAGE_TOOL = "skill_manage";
 
 /**
- * A project's whitelist when it sets none. skillport defines one tool, so the default names it
- * (default-on); a host governing its own tools with this policy passes a whitelist naming them.
+ * A project's whitelist when it sets none: skillport's tools, default-on. `skill_manage` is in it
+ * because it is already off unless the host opens a writable source; a project that wants its
+ * agents to read but not write skills names only `skill`. A host governing its own tools with
+ * this policy passes a whitelist naming them.
  */
-export const PROJECT_DEFAULT_ALLOWED_TOOLS: readonly string[] = Object.freeze([SKILL_TOOL]);
+export const PROJECT_DEFAULT_ALLOWED_TOOLS: readonly string[] = Object.freeze([SKILL_TOOL, SKILL_MANAGE_TOOL]);
 
 export interface ToolPolicyContext {
   agent?: AgentPolicy | undefined;

@@ -48,6 +48,12 @@ export interface ScopedRegistry {
   /** Whether the `skill` tool is effective for this scope (Tool Access Policy). */
   readonly toolAvailable: boolean;
   /**
+   * Whether a tool of that name is effective for this scope (Tool Access Policy, SPEC §3.1):
+   * `skill_manage` asks it. Optional for registries a host builds itself; without it only
+   * `skill` is known, through `toolAvailable`.
+   */
+  toolEffective?(tool: string): boolean;
+  /**
    * Allowed skills the model may use, in precedence order of origin, then name: what the
    * catalog and the `{}` listing offer. `disable-model-invocation` skills are left out (hidden,
    * not activatable), and so are skills whose requirements are unmet or malformed here (SPEC

@@ -4,7 +4,8 @@
  * (5 and 6), so one body of code is checked against every version the peer range names.
  */
 import type { JSONSchema7, Tool, ToolCallOptions } from "ai";
-import type { Envelope } from "../tool/envelope.js";
+import type { Envelope, ManagedData } from "../tool/envelope.js";
+import type { SkillManageInvocation, SkillManageToolDefinition } from "../tool/manage-types.js";
 import { renderEnvelopeText } from "../tool/render.js";
 import type { SkillTool, SkillToolContext, SkillToolDefinition, SkillToolInvocation } from "../tool/types.js";
 
@@ -71,4 +72,34 @@ function isEnvelope(value: unknown): value is Envelope {
 
 function isSession(source: SkillTool | SkillToolSessionLike): source is SkillToolSessionLike {
   return "tool" in source && typeof source.tool === "object" && source.tool !== null;
+}
+
+/** A session that may offer `skill_manage` (a runtime session). */
+export interface SkillManageSessionLike {
+  readonly manageTool: SkillManageToolDefinition | null;
+  invokeManage(args: unknown, options?: { toolCallId?: string }): Promise<SkillManageInvocation>;
+}
+
+/**
+ * `skill_manage` as an AI SDK tool beside `skill` (SPEC §11): the result is its envelope, the model
+ * sees the one rendered text. Null when the session has no writable source open (or policy
+ * withholds the tool), so a host can spread it into its tools only when offered.
+ */
+export function buildAiSdkManageTool(ai: AiSdkFunctions, session: SkillManageSessionLike): Tool<Record<string, unknown>, Envelope<ManagedData>> | null {
+  const definition = session.manageTool;
+  if (definition === null) return null;
+  const texts = new WeakMap<object, string>();
+  return ai.tool({
+    description: definition.description,
+    inputSchema: ai.jsonSchema(structuredClone(definition.inputSchema) as unknown as JSONSchema7),
+    execute: async (args: Record<string, unknown>, options: ToolCallOptions) => {
+      const { envelope, text } = await session.invokeManage(args, { toolCallId: options.toolCallId });
+      texts.set(envelope, text);
+      return envelope;
+    },
+    toModelOutput: (given: Envelope<ManagedData> | { output: Envelope<ManagedData> }) => {
+      const envelope = isEnvelope(given) ? (given as Envelope<ManagedData>) : given.output;
+      return { type: "text", value: texts.get(envelope) ?? renderEnvelopeText(envelope) };
+    },
+  }) as Tool<Record<string, unknown>, Envelope<ManagedData>>;
 }

@@ -7,9 +7,17 @@
 import type { Tool } from "ai";
 import type { Envelope } from "../tool/envelope.js";
 import type { SkillTool, SkillToolContext } from "../tool/types.js";
-import { buildAiSdkSkillTool, type AiSdkFunctions, type SkillToolArguments, type SkillToolSessionLike } from "./ai-sdk-tool.js";
+import type { ManagedData } from "../tool/envelope.js";
+import {
+  buildAiSdkManageTool,
+  buildAiSdkSkillTool,
+  type AiSdkFunctions,
+  type SkillManageSessionLike,
+  type SkillToolArguments,
+  type SkillToolSessionLike,
+} from "./ai-sdk-tool.js";
 
-export type { SkillToolArguments, SkillToolSessionLike } from "./ai-sdk-tool.js";
+export type { SkillManageSessionLike, SkillToolArguments, SkillToolSessionLike } from "./ai-sdk-tool.js";
 
 const ai: AiSdkFunctions = await import("ai").catch((error: unknown) => {
   const code = (error as NodeJS.ErrnoException).code;
@@ -23,4 +31,12 @@ const ai: AiSdkFunctions = await import("ai").catch((error: unknown) => {
 /** The `skill` tool as an AI SDK tool: the result is the envelope, the model sees the rendered text. */
 export function aiSdkSkillTool(source: SkillTool | SkillToolSessionLike, ctx?: SkillToolContext): Tool<SkillToolArguments, Envelope> {
   return buildAiSdkSkillTool(ai, source, ctx);
+}
+
+/**
+ * `skill_manage` as an AI SDK tool, for a session with a writable source open (SPEC §11); null
+ * otherwise: `{ skill: aiSdkSkillTool(s), ...(m ? { skill_manage: m } : {}) }`.
+ */
+export function aiSdkManageTool(session: SkillManageSessionLike): Tool<Record<string, unknown>, Envelope<ManagedData>> | null {
+  return buildAiSdkManageTool(ai, session);
 }

@@ -391,6 +391,10 @@ function requestSession(stored: StoredSession, idempotencyKey: string | undefine
     logPath: null,
     invoke,
     call: async (args, options) => (await invoke(args, options)).envelope,
+    // Writing skills is not offered on a shared store: each replica serves its own copy of the tree.
+    manageTool: null,
+    manage: unsupported("manage()"),
+    invokeManage: unsupported("invokeManage()"),
     loaded: () => stored.loaded(),
     available: () => stored.available(),
     clear: unsupported("clear()"),

@@ -13,6 +13,7 @@ import {
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { SKILL_MANAGE_TOOL } from "../access/tool-policy.js";
 import type { ScopedRegistry, Scope } from "../access/types.js";
 import type { RegisteredSkill } from "../registry/types.js";
 import type { Session, SessionOptions } from "../session/session.js";
@@ -115,7 +116,7 @@ export function createMcpConnection(
   const toolWithheld = (): boolean =>
     options.hideToolFromExtensionClients === true &&
     (server.getClientCapabilities() ?? declaredClientCapabilities)?.extensions?.[SKILLS_EXTENSION_ID] !== undefined;
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolWithheld() ? [] : toolsOf(runtime, session, options) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsOf(runtime, session, options, toolWithheld()) }));
 
   const usable = (): RegisteredSkill[] => usableSkills(runtime, scopeOf(options.session));
   const extension = attachSkillsExtension(server, {
@@ -139,16 +140,36 @@ export function createMcpConnection(
     };
   };
   Protocol.prototype.setRequestHandler.call(server, LENIENT_CALL_TOOL_REQUEST, async (request, extra): Promise<CallToolResult> => {
+    if (request.params.name === SKILL_MANAGE_TOOL && session.manageTool !== null) return callManageTool(request.params.arguments, extra.requestId);
     if (!takesToolCall(request.params.name)) {
-      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. This server has one tool, \`skill\`.`);
+      const offered = [...(toolWithheld() ? [] : [session.tool.name]), ...(session.manageTool !== null ? [SKILL_MANAGE_TOOL] : [])];
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        `Unknown tool: ${request.params.name}. ${offered.length === 1 ? `This server has one tool, \`${offered[0]}\`.` : `This server's tools here: ${offered.map((name) => `\`${name}\``).join(", ") || "none"}.`}`,
+      );
     }
     return callSkillTool(request.params.arguments, extra.requestId);
   });
 
+  /**
+   * `skill_manage` (SPEC §11): the envelope and its text, like the `skill` tool's. A change is live
+   * at once, so this client hears `list_changed` before its answer (other connections hear it
+   * through the runtime's change events, with --watch).
+   */
+  const callManageTool = async (args: unknown, requestId: string | number): Promise<CallToolResult> => {
+    const { envelope, text } = await session.invokeManage(args ?? {}, { toolCallId: String(requestId) });
+    if (envelope.ok) await connection.notifyToolsChanged();
+    return {
+      content: [{ type: "text", text }],
+      structuredContent: envelope as unknown as Record<string, unknown>,
+      ...(envelope.ok ? {} : { isError: true }),
+    };
+  };
+
   server.onerror = (error) => options.log(`mcp: ${error.message}`);
 
   let closed = false;
-  return {
+  const connection: McpConnection = {
     server,
     session,
     takesToolCall,
@@ -181,6 +202,7 @@ export function createMcpConnection(
       }
     },
   };
+  return connection;
 }
 
 /**
@@ -188,19 +210,32 @@ export function createMcpConnection(
  * session's prompt catalog), so after `tools/list_changed` a client sees new skills. When the
  * scope's tool policy withholds the tool, it is not offered at all.
  */
-function toolsOf(runtime: McpSessionFactory, session: Session, options: McpServerOptions): Tool[] {
-  if (!runtime.registry(scopeOf(options.session)).toolAvailable) return [];
-  const catalog = session.currentCatalogText();
-  const base = session.tool.description;
-  return [
-    {
+function toolsOf(runtime: McpSessionFactory, session: Session, options: McpServerOptions, withholdSkill: boolean): Tool[] {
+  const tools: Tool[] = [];
+  if (!withholdSkill && runtime.registry(scopeOf(options.session)).toolAvailable) {
+    const catalog = session.currentCatalogText();
+    const base = session.tool.description;
+    tools.push({
       name: session.tool.name,
       description: catalog === "" ? base : sharedText(descriptionTexts, catalog, () => `${base}\n\n${catalog}`),
       inputSchema: { ...session.tool.inputSchema },
       annotations: TOOL_ANNOTATIONS,
-    },
-  ];
+    });
+  }
+  // Offered beside `skill` only where a writable source is open to this scope and policy allows it.
+  const manage = session.manageTool;
+  if (manage !== null) {
+    tools.push({
+      name: manage.name,
+      description: manage.description,
+      inputSchema: structuredClone(manage.inputSchema) as unknown as Tool["inputSchema"],
+      annotations: MANAGE_TOOL_ANNOTATIONS,
+    });
+  }
+  return tools;
 }
+
+const MANAGE_TOOL_ANNOTATIONS = { title: "Write skills", readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false } as const;
 
 /**
  * Texts built from a catalog, one per catalog text, shared by every connection that shows it.

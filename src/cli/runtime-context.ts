@@ -54,15 +54,19 @@ function existingDirectory(root: string, cwd: string, option: string): string {
 export async function openRuntime(
   options: CommonOptions,
   out: CliOutput,
-  { watch = false, store }: { watch?: boolean; store?: SessionStore } = {},
+  { watch = false, store, authoring }: { watch?: boolean; store?: SessionStore; authoring?: string } = {},
 ): Promise<CliContext> {
   const cwd = process.cwd();
   const config = readConfig(options, cwd);
-  if (options.bundle !== undefined) return openBundleRuntime(options, options.bundle, config, cwd, out, watch, store);
-  const sources = sourcesFor(options, config, cwd) ?? defaultSources(cwd, os.homedir());
+  if (options.bundle !== undefined) {
+    if (authoring !== undefined) throw new CliError("--authoring and --bundle cannot be given together: a bundle is read-only and the one source", EXIT_USAGE);
+    return openBundleRuntime(options, options.bundle, config, cwd, out, watch, store);
+  }
   const scope: Scope = {};
   if (options.agent) scope.agentId = options.agent;
   if (options.project) scope.projectId = options.project;
+  const configured = sourcesFor(options, config, cwd) ?? defaultSources(cwd, os.homedir());
+  const sources = authoring === undefined ? configured : [authoringSource(authoring, cwd, scope), ...configured];
   warnAboutUnknownScope(scope, config, sources, out);
   const runtime = await withProgress(
     out,
@@ -77,6 +81,25 @@ export async function openRuntime(
     }),
   );
   return { runtime, scope, config, cwd, sources };
+}
+
+/**
+ * `--authoring DIR` (SPEC §11): the one folder `skill_manage` writes into, created if missing.
+ * Private to the agent named by `--agent` (an agent source), else the project's (`--project`, or
+ * the unnamed working-directory project): the scope the server answers for sees what it writes.
+ * First in the list, so among sources of its origin it wins a name collision; a new name that
+ * would shadow a visible skill is refused anyway. Not trusted: see docs/SECURITY.md.
+ */
+function authoringSource(dir: string, cwd: string, scope: Scope): SkillSource {
+  const absolute = path.resolve(cwd, dir);
+  try {
+    fs.mkdirSync(absolute, { recursive: true, mode: 0o755 });
+  } catch (error) {
+    throw new CliError(`--authoring ${dir}: cannot create the folder (${(error as NodeJS.ErrnoException).code ?? String(error)})`, EXIT_USAGE);
+  }
+  if (!fs.statSync(absolute).isDirectory()) throw new CliError(`--authoring ${dir}: not a directory (${absolute})`, EXIT_USAGE);
+  if (scope.agentId !== undefined) return { path: absolute, origin: "agent", agentId: scope.agentId, label: "Authored", writable: true };
+  return { path: absolute, origin: "project", ...(scope.projectId !== undefined ? { projectId: scope.projectId } : {}), label: "Authored", writable: true };
 }
 
 /** A bundle is the one source: verified before anything is served, so replicas reporting one digest serve the same bytes. */

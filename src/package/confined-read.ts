@@ -3,8 +3,10 @@
  * one place path confinement lives: every surface that reads a skill file on a caller's behalf
  * goes through `readConfinedFile`.
  */
+import { createHash } from "node:crypto";
 import fs, { constants } from "node:fs";
 import path from "node:path";
+import { MAX_AUTHORED_FILE_BYTES } from "./limits.js";
 import { isLeftOutOfPackage, liesInOtherPackage, sourceRootsInside } from "./package-shape.js";
 import { isOutOfDescriptors, outOfDescriptorsText } from "./descriptor-limit.js";
 
@@ -29,10 +31,15 @@ export interface ConfinedReadOptions {
    * package, never part of this one (see `endsPackage`). Default none.
    */
   sourceRoots?: readonly string[];
+  /**
+   * Also return the sha256 of the whole file's bytes, read once with the text (a file over
+   * `MAX_AUTHORED_FILE_BYTES` gets none): what a later write compares to see the file unchanged.
+   */
+  digest?: boolean;
 }
 
 export type ConfinedRead =
-  | { ok: true; path: string; content: string; size: number; truncated: boolean }
+  | { ok: true; path: string; content: string; size: number; truncated: boolean; sha256?: string }
   | { ok: false; reason: ReadErrorReason; message: string };
 
 export type NormalisedPath =
@@ -72,9 +79,12 @@ export async function readConfinedFile(
   options: ConfinedReadOptions = {},
 ): Promise<ConfinedRead> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_READ_BYTES;
-  const read = await readConfinedBytes(skillDir, filePath, { maxBytes: maxBytes + 1, sourceRoots: options.sourceRoots ?? NO_ROOTS });
+  const readLimit = options.digest ? Math.max(maxBytes, MAX_AUTHORED_FILE_BYTES) + 1 : maxBytes + 1;
+  const read = await readConfinedBytes(skillDir, filePath, { maxBytes: readLimit, sourceRoots: options.sourceRoots ?? NO_ROOTS });
   if (!read.ok) return read;
-  const { bytes, size } = read;
+  const { size } = read;
+  const sha256 = options.digest && read.bytes.length <= MAX_AUTHORED_FILE_BYTES ? createHash("sha256").update(read.bytes).digest("hex") : undefined;
+  const bytes = read.bytes.length > maxBytes + 1 ? read.bytes.subarray(0, maxBytes + 1) : read.bytes;
   const truncated = bytes.length > maxBytes;
   const kept = truncated ? bytes.subarray(0, characterBoundary(bytes, maxBytes)) : bytes;
   let text: string;
@@ -84,7 +94,7 @@ export async function readConfinedFile(
     return refusal(read.path, "not_utf8", "it is not valid UTF-8 text");
   }
   const content = truncated ? text + truncationNotice(kept.length, size) : text;
-  return { ok: true, path: read.path, content, size, truncated };
+  return { ok: true, path: read.path, content, size, truncated, ...(sha256 !== undefined ? { sha256 } : {}) };
 }
 
 export type ConfinedBytes =
@@ -100,6 +110,11 @@ export async function readConfinedBytes(
   filePath: string,
   options: { maxBytes: number; sourceRoots?: readonly string[] },
 ): Promise<ConfinedBytes> {
+  return readConfinedBytesSync(skillDir, filePath, options);
+}
+
+/** `readConfinedBytes` without the promise: for a write that must check and replace without yielding. */
+export function readConfinedBytesSync(skillDir: string, filePath: string, options: { maxBytes: number; sourceRoots?: readonly string[] }): ConfinedBytes {
   const normalised = normaliseSkillPath(filePath);
   if (!normalised.ok) return normalised;
   const relative = normalised.path;

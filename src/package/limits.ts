@@ -23,3 +23,9 @@ export const MAX_YAML_ALIASES = 50;
  */
 export const MAX_PACKAGE_FILES = 512;
 export const MAX_PACKAGE_BYTES = 16 * 1024 * 1024;
+/**
+ * Largest file an agent may write into a skill (SPEC §11). The §1 SKILL.md limit, for every
+ * file: what an agent writes is text it keeps as a procedure, and a limit per kind of file would
+ * be one more rule to learn for no real skill's sake.
+ */
+export const MAX_AUTHORED_FILE_BYTES = MAX_SKILL_FILE_BYTES;

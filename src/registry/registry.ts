@@ -10,6 +10,7 @@ import { forgetSkillBody } from "../package/body.js";
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
 import type { FileStamp, SkillPackage } from "../package/types.js";
 import { MAX_SKILL_DEPTH, type FoundSkill, type SourceDiscovery } from "./discover.js";
+import { withholdsGrants, withoutGrants } from "./authored-trust.js";
 import { rankSkills } from "./precedence.js";
 import { candidatesOf, rankingAfter, type Ranking } from "./ranking-update.js";
 import { defaultLabel, privateRootsOf, sourceRootsOf, visibilityGroup, walkOptionsOf, type VisibilityGroup } from "./sources.js";
@@ -336,7 +337,14 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
           }
         }
         if (!entry.skill) continue;
-        records.push(recordOf(entry, source, index));
+        const record = recordOf(entry, source, index);
+        records.push(record);
+        // Per source, not per file: the same file in a trusted source keeps its grants there.
+        const withheld = withheldWarnings.get(record);
+        if (withheld !== undefined) {
+          tag(withheld, group);
+          fileDiagnostics.push(withheld);
+        }
         // An await per skill costs a microtask turn each; yield only when the slice is used up.
         if (slicer.due()) await slicer.yield();
       }
@@ -495,6 +503,9 @@ function sourceProblem(source: SkillSource): string | null {
   if (source.followExternalLinks !== undefined && typeof source.followExternalLinks !== "boolean") {
     return `Source ${source.path} has followExternalLinks ${String(source.followExternalLinks)}; it must be true or false`;
   }
+  if (source.writable === true && source.origin !== "agent" && source.origin !== "project") {
+    return `Source ${source.path} is writable but of origin '${source.origin}'; only agent and project sources may be writable`;
+  }
   if (source.linkRoot !== undefined && (typeof source.linkRoot !== "string" || source.linkRoot === "")) {
     return `Source ${source.path} has an empty or non-string linkRoot`;
   }
@@ -548,8 +559,9 @@ function recordOf(entry: CacheEntry, source: SkillSource, index: number): Regist
   if (!entry.record) {
     entry.record = registerSkill(entry.skill!, source, index);
     // The record holds every part of the package, so the package object need not be kept too:
-    // one object fewer per skill for the registry to hold and the collector to copy.
-    entry.skill = entry.record;
+    // one object fewer per skill for the registry to hold and the collector to copy. Not when
+    // the record's manifest lost its grants: another source of the same file must see them.
+    if (entry.record.manifest === entry.skill!.manifest) entry.skill = entry.record;
     return entry.record;
   }
   if (entry.record.sourceIndex === index) return entry.record;
@@ -565,13 +577,21 @@ function recordOf(entry: CacheEntry, source: SkillSource, index: number): Regist
  */
 function registerSkill(skill: SkillPackage, source: SkillSource, sourceIndex: number): RegisteredSkill {
   // Only the package's own fields: `skill` may be the record another source registered.
-  const { name, description, dir, skillFile, manifest, stamp, diagnostics } = skill;
+  const { name, description, dir, skillFile, stamp, diagnostics } = skill;
+  const withheld = withholdsGrants(source) ? withoutGrants(skill.manifest, skillFile) : null;
+  const manifest = withheld?.manifest ?? skill.manifest;
   const label = source.label ?? defaultLabel(source.origin);
   const record: RegisteredSkill = { name, description, dir, skillFile, manifest, stamp, diagnostics, origin: source.origin, label, sourceIndex };
   if (source.projectId !== undefined) record.projectId = source.projectId;
   if (source.agentId !== undefined) record.agentId = source.agentId;
-  return Object.freeze(record);
+  if (source.writable === true) record.writable = true;
+  const frozen = Object.freeze(record);
+  if (withheld?.warning) withheldWarnings.set(frozen, withheld.warning);
+  return frozen;
 }
+
+/** The `authored_grants_ignored` warning of each record that lost its grants, reported with its source. */
+const withheldWarnings = new WeakMap<RegisteredSkill, Diagnostic>();
 
 /** Whether `dir` is `root` or lies inside it. */
 function isWithin(dir: string, root: string): boolean {

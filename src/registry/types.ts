@@ -25,6 +25,15 @@ export interface SkillSource {
   followExternalLinks?: boolean;
   /** Where links may lead when `followExternalLinks` is off; default the source's own directory. */
   linkRoot?: string;
+  /**
+   * Agents may write skills here through `skill_manage` (SPEC §11). Only `agent` and `project`
+   * sources: a shared-pool source is seen by every agent, and a skill written there would reach
+   * agents its writer does not speak for. Skills here pre-approve no tools and grant no
+   * environment variables unless the source is also `trusted`.
+   */
+  writable?: boolean;
+  /** With `writable`: honour `allowed-tools` and env requirements of the skills written here. */
+  trusted?: boolean;
 }
 
 /** A loaded skill together with where it came from. */
@@ -36,6 +45,8 @@ export interface RegisteredSkill extends SkillPackage {
   agentId?: string;
   /** Index of the source in the configured order (lower wins within one origin). */
   sourceIndex: number;
+  /** Present (true) when the skill's source is writable (SPEC §11). */
+  writable?: true;
 }
 
 /**

@@ -12,6 +12,9 @@ import { envNames } from "../package/requirements.js";
 import { renderCatalog, type CatalogFormat } from "../prompt/catalog.js";
 import { sharedCatalog } from "../prompt/catalog-cache.js";
 import type { RegisteredSkill } from "../registry/types.js";
+import type { WritableSource } from "../access/writable-sources.js";
+import { createSkillManageTool, manageToolOffered } from "../tool/manage-tool.js";
+import type { SkillManageInvocation, SkillManageTool } from "../tool/manage-types.js";
 import { createSkillTool } from "../tool/skill-tool.js";
 import type { SkillTool, SkillToolInvocation } from "../tool/types.js";
 import { activationFromEnvelope } from "./activation.js";
@@ -34,6 +37,10 @@ export interface SessionHost {
   cwd: string;
   /** What the host serves (a bundle's digest), written into the header of a stored session. */
   registryDigest?(): Promise<string>;
+  /** The writable sources open to a scope (SPEC §11); without it no session is offered `skill_manage`. */
+  writableSources?(scope: Scope): readonly WritableSource[];
+  /** Rescans one source after `skill_manage` wrote into it. */
+  refreshSource?(index: number): Promise<unknown>;
 }
 
 export interface CatalogOptions {
@@ -129,6 +136,10 @@ export interface Conversation {
    * persist; the state is not changed until that record is applied.
    */
   decideCall(args: unknown, options: CallOptions): Promise<{ invocation: SkillToolInvocation; record: CallRecord }>;
+  /** The `skill_manage` tool of this conversation; null when the host opens no writable source to its scope. */
+  manageTool(): SkillManageTool | null;
+  /** Runs `skill_manage` with this conversation's knowledge of SKILL.md versions; same contract as `decideCall`. */
+  decideManage(args: unknown, options: CallOptions): Promise<{ invocation: SkillManageInvocation; record: CallRecord }>;
   /** The commit record a compaction would write now, and what `commit()` returns. */
   planCommit(checkpoint: number): { record: SessionRecord; plan: CompactionPlan };
   /** The catalog of the live registry now (not pinned). */
@@ -172,6 +183,18 @@ export function openConversation(host: SessionHost, settings: Settings): Convers
     return offered ? sharedCatalog(offered, settings.catalog) : renderCatalog(registry.list(), settings.catalog);
   }
   const inner = createSkillTool({ resolveRegistry: scoped, refreshSkills: () => host.refresh() });
+  // Policy, not the explicit `skills` narrowing, decides what a write may see and shadow: a
+  // narrowed run must still not create a name that shadows a skill it was only told to leave alone.
+  const manage = createSkillManageTool({
+    resolveRegistry: (scope) => host.resolveRegistry(scope),
+    writableSources: (scope) => host.writableSources?.(scope) ?? [],
+    refreshSkills: () => host.refresh(),
+    refreshSource: (index) => (host.refreshSource ? host.refreshSource(index) : host.refresh()),
+  });
+  const manageOffered = (): boolean => {
+    const writable = host.writableSources?.(settings.scope) ?? [];
+    return writable.length > 0 && manageToolOffered(host.resolveRegistry(settings.scope), writable);
+  };
 
   /**
    * Declarations are taken from the record the tool read the body against, never looked up
@@ -240,6 +263,22 @@ export function openConversation(host: SessionHost, settings: Settings): Convers
         args: loggableArguments(args),
         envelope: invocation.envelope,
         ...(facts ? { activation: facts } : {}),
+        ...(invocation.skillFile ? { skillFile: invocation.skillFile } : {}),
+      };
+      return { invocation, record };
+    },
+    manageTool: () => (manageOffered() ? manage : null),
+    async decideManage(args, options) {
+      const invocation = await manage.invoke(args, { ...settings.scope, knownSkillFile: (name) => state.skillFiles.get(name) });
+      const record: CallRecord = {
+        type: "call",
+        time: now(),
+        seq: nextSeq,
+        toolCallId: options.toolCallId ?? null,
+        tool: "skill_manage",
+        args: loggableArguments(args),
+        envelope: invocation.envelope,
+        ...(invocation.skillFile ? { skillFile: invocation.skillFile } : {}),
       };
       return { invocation, record };
     },

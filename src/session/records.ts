@@ -49,6 +49,13 @@ export interface CallRecord {
   envelope: Envelope;
   /** Present when the call activated a skill afresh. */
   activation?: ActivationFacts;
+  /** `skill_manage` for a call of that tool (SPEC §11); absent for the `skill` tool. */
+  tool?: "skill_manage";
+  /**
+   * The SKILL.md version the call read or wrote (`sha256: null`: it deleted the skill): replayed,
+   * it tells a restored session which version a later edit must start from.
+   */
+  skillFile?: { name: string; sha256: string | null };
 }
 
 /** What `commit()` hands the host to rebuild its transcript (SPEC §5.2). */
@@ -163,7 +170,10 @@ export function isSessionRecord(value: unknown): value is SessionRecord {
         (value.toolCallId === null || typeof value.toolCallId === "string") &&
         "args" in value &&
         isEnvelope(value.envelope) &&
-        (value.activation === undefined || isActivationFacts(value.activation))
+        (value.activation === undefined || isActivationFacts(value.activation)) &&
+        (value.tool === undefined || value.tool === "skill_manage") &&
+        (value.skillFile === undefined ||
+          (isObject(value.skillFile) && typeof value.skillFile.name === "string" && (value.skillFile.sha256 === null || typeof value.skillFile.sha256 === "string")))
       );
     case "checkpoint":
       if (typeof value.checkpoint !== "number") return false;

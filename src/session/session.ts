@@ -8,7 +8,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { SkillInfo } from "../access/types.js";
 import type { Diagnostic } from "../package/diagnostic.js";
-import type { Envelope } from "../tool/envelope.js";
+import type { Envelope, ManagedData } from "../tool/envelope.js";
+import type { SkillManageInvocation, SkillManageTool } from "../tool/manage-types.js";
 import type { SkillTool, SkillToolContext, SkillToolInvocation } from "../tool/types.js";
 import {
   lastHeader,
@@ -84,6 +85,16 @@ export interface Session {
   call(args: unknown, options?: CallOptions): Promise<Envelope>;
   /** Same as `call`, with the model-facing text as well. */
   invoke(args: unknown, options?: CallOptions): Promise<SkillToolInvocation>;
+  /**
+   * The `skill_manage` tool bound to this session (SPEC §11): its calls go through `manage`. Null
+   * when no writable source is open to this session's scope, or its tool policy withholds the
+   * tool; asked again after a policy or source change, it answers for then.
+   */
+  readonly manageTool: SkillManageTool | null;
+  /** A `skill_manage` call: the envelope, logged as a call record of this session. */
+  manage(args: unknown, options?: CallOptions): Promise<Envelope<ManagedData>>;
+  /** Same as `manage`, with the model-facing text as well. */
+  invokeManage(args: unknown, options?: CallOptions): Promise<SkillManageInvocation>;
   /** Skills loaded in this conversation, in first-load order. */
   loaded(): string[];
   /** Skills this run carries after policy and explicit narrowing. */
@@ -219,6 +230,27 @@ function openSession(
     return invocation;
   }
 
+  async function invokeManage(args: unknown, options: CallOptions = {}): Promise<SkillManageInvocation> {
+    if (closed) throw new Error(`Session ${settings.id} is closed`);
+    const { invocation, record } = await conversation.decideManage(args, options);
+    append({ ...record, seq: conversation.nextCallSeq() });
+    return invocation;
+  }
+
+  let manageTool: SkillManageTool | null = null;
+  const boundManageTool = (): SkillManageTool | null => {
+    const inner = conversation.manageTool();
+    if (inner === null) return null;
+    manageTool ??= {
+      name: "skill_manage",
+      description: inner.description,
+      inputSchema: inner.inputSchema,
+      call: async (args, ctx) => (await invokeManage(args, { toolCallId: toolCallIdOf(ctx as SkillToolContext) })).envelope,
+      invoke: (args, ctx) => invokeManage(args, { toolCallId: toolCallIdOf(ctx as SkillToolContext) }),
+    };
+    return manageTool;
+  };
+
   function abortCheckpoint(id: number): void {
     openCheckpoint = null;
     append({ type: "checkpoint", time: now(), checkpoint: id, phase: "abort" }, true);
@@ -239,6 +271,11 @@ function openSession(
     logPath: log.path,
     invoke,
     call: async (args, options) => (await invoke(args, options)).envelope,
+    get manageTool() {
+      return boundManageTool();
+    },
+    invokeManage,
+    manage: async (args, options) => (await invokeManage(args, options)).envelope,
     loaded: () => conversation.loaded(),
     available: () => conversation.available(),
     clear() {

@@ -37,6 +37,11 @@ export interface ConversationState {
   activations: number;
   /** An end record was applied: the conversation takes no more calls. */
   ended: boolean;
+  /**
+   * The sha256 of each skill's SKILL.md as this conversation last read or wrote it (SPEC §11):
+   * `skill_manage` refuses an edit of a file that is no longer that version.
+   */
+  skillFiles: Map<string, string>;
 }
 
 export function emptyState(): ConversationState {
@@ -50,6 +55,7 @@ export function emptyState(): ConversationState {
     catalog: null,
     activations: 0,
     ended: false,
+    skillFiles: new Map(),
   };
 }
 
@@ -62,6 +68,7 @@ function resetConversation(state: ConversationState): void {
   state.carried = null;
   state.reminder = null;
   state.catalog = null;
+  state.skillFiles.clear();
 }
 
 /** Facts for an activation logged without them: everything a stored envelope can tell. */
@@ -82,6 +89,10 @@ export function applyRecord(state: ConversationState, record: SessionRecord): vo
       state.ended = true;
       return;
     case "call": {
+      if (record.skillFile !== undefined) {
+        if (record.skillFile.sha256 === null) state.skillFiles.delete(record.skillFile.name);
+        else state.skillFiles.set(record.skillFile.name, record.skillFile.sha256);
+      }
       const activation = activationFromEnvelope(record.envelope);
       if (!activation) return;
       const facts = record.activation ?? factsFromEnvelope(activation.environmentAccess?.names);

@@ -12,21 +12,29 @@ const SKILL_FILE = "SKILL.md";
  * `src/package/confined-read.ts`; `sourceRoots` (every source's root) end the package where one
  * lies inside it. Never activates the skill.
  */
-export async function readSkillFile(skill: RegisteredSkill, filePath: string, sourceRoots: readonly string[] = []): Promise<Envelope> {
+export async function readSkillFile(
+  skill: RegisteredSkill,
+  filePath: string,
+  sourceRoots: readonly string[] = [],
+): Promise<{ envelope: Envelope; skillFileSha256?: string }> {
   const normalised = normaliseSkillPath(filePath);
-  if (!normalised.ok) return failure({ code: "skill_read_error", reason: normalised.reason, message: normalised.message });
+  if (!normalised.ok) return { envelope: failure({ code: "skill_read_error", reason: normalised.reason, message: normalised.message }) };
   const { segments } = normalised;
   // A skill may keep its file as lowercase `skill.md`; the model asks for `SKILL.md` either way.
-  const onDisk = segments.length === 1 && isSkillFileName(segments[0]!, skill) ? path.basename(skill.skillFile) : normalised.path;
+  const isSkillFile = segments.length === 1 && isSkillFileName(segments[0]!, skill);
+  const onDisk = isSkillFile ? path.basename(skill.skillFile) : normalised.path;
 
-  const read = await readConfinedFile(skill.dir, onDisk, { sourceRoots });
-  if (!read.ok) return failure({ code: "skill_read_error", reason: read.reason, message: read.message });
-  return success({
+  // A read of SKILL.md is what a later `skill_manage` edit starts from (SPEC §11): its digest is
+  // taken from the same bytes, so the session knows exactly which version the model saw.
+  const read = await readConfinedFile(skill.dir, onDisk, { sourceRoots, digest: isSkillFile });
+  if (!read.ok) return { envelope: failure({ code: "skill_read_error", reason: read.reason, message: read.message }) };
+  const envelope = success({
     name: skill.name,
     status: "file_loaded",
     file_path: onDisk === normalised.path ? read.path : SKILL_FILE,
     content: read.content,
   });
+  return read.sha256 !== undefined ? { envelope, skillFileSha256: read.sha256 } : { envelope };
 }
 
 function isSkillFileName(segment: string, skill: RegisteredSkill): boolean {

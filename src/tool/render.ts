@@ -1,5 +1,5 @@
 import { oneLineShown, oneLineText } from "../package/display-text.js";
-import { isListData, type Envelope, type ListData, type LoadedData } from "./envelope.js";
+import { isListData, type Envelope, type ListData, type LoadedData, type ManagedData } from "./envelope.js";
 
 export interface RenderOptions {
   /**
@@ -25,7 +25,26 @@ export function renderEnvelopeText(envelope: Envelope, options: RenderOptions = 
       return data.message;
     case "file_loaded":
       return data.content;
+    default:
+      return renderManaged(data);
   }
+}
+
+const MANAGED_VERBS: Record<ManagedData["status"], string> = {
+  created: "Created",
+  edited: "Rewrote SKILL.md of",
+  patched: "Patched",
+  file_written: "Wrote",
+  file_removed: "Removed",
+  deleted: "Deleted",
+};
+
+/** One line saying what `skill_manage` did; the change is live for the next `skill` call. */
+function renderManaged(data: ManagedData): string {
+  const file = data.file_path !== undefined ? ` ${oneLineShown(data.file_path)} of` : "";
+  const what = data.status === "created" || data.status === "deleted" || data.status === "edited" ? "" : file;
+  const live = data.status === "deleted" ? "It is no longer listed." : "The change is live: the skill tool serves it now.";
+  return `${MANAGED_VERBS[data.status]}${what} skill ${JSON.stringify(data.name)}. ${live}`;
 }
 
 function renderLoaded(data: LoadedData, skillDir: string | undefined): string {

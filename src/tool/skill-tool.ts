@@ -7,7 +7,7 @@ import { lookupSkill, toolUnavailable } from "./lookup.js";
 import { readSkillFile } from "./read-file.js";
 import { renderEnvelopeText } from "./render.js";
 import { SKILL_TOOL_DESCRIPTION, skillToolInputSchema } from "./schema.js";
-import type { SkillTool, SkillToolContext, SkillToolDeps, SkillToolInvocation } from "./types.js";
+import type { SkillFileVersion, SkillTool, SkillToolContext, SkillToolDeps, SkillToolInvocation } from "./types.js";
 
 /**
  * The `skill` tool (SPEC §4): `{}` lists, `{name}` activates, `{name, file_path}` reads. Each
@@ -15,8 +15,8 @@ import type { SkillTool, SkillToolContext, SkillToolDeps, SkillToolInvocation } 
  */
 export function createSkillTool(deps: SkillToolDeps): SkillTool {
   const invoke = async (args: unknown, ctx: SkillToolContext = {}): Promise<SkillToolInvocation> => {
-    const { envelope, skillDir, text } = await handle(deps, args, ctx);
-    return { envelope, text: text ?? renderEnvelopeText(envelope, { skillDir }) };
+    const { envelope, skillDir, text, skillFile } = await handle(deps, args, ctx);
+    return { envelope, text: text ?? renderEnvelopeText(envelope, { skillDir }), ...(skillFile ? { skillFile } : {}) };
   };
   return {
     name: "skill",
@@ -32,7 +32,7 @@ async function handle(
   deps: SkillToolDeps,
   args: unknown,
   ctx: SkillToolContext,
-): Promise<{ envelope: Envelope; skillDir?: string; text?: string }> {
+): Promise<{ envelope: Envelope; skillDir?: string; text?: string; skillFile?: SkillFileVersion }> {
   const scope = scopeOf(ctx);
   const registry = await deps.resolveRegistry(scope);
   // Checked before the arguments: when the tool is off, every call says so, whatever it asked.
@@ -46,7 +46,10 @@ async function handle(
 
   const found = await lookupSkill(deps, scope, registry, request.name, ctx.userInvoked === true && request.mode === "activate");
   if (!found.ok) return { envelope: failure(found.error) };
-  if (request.mode === "read") return { envelope: await readSkillFile(found.skill, request.filePath, found.registry.sourceRoots) };
+  if (request.mode === "read") {
+    const read = await readSkillFile(found.skill, request.filePath, found.registry.sourceRoots);
+    return read.skillFileSha256 === undefined ? read : { envelope: read.envelope, skillFile: { name: found.skill.name, sha256: read.skillFileSha256 } };
+  }
   return activateSkill(deps, scope, found, ctx);
 }
 

@@ -58,6 +58,17 @@ export interface SkillTool {
 export interface SkillToolInvocation {
   envelope: Envelope;
   text: string;
+  /**
+   * The version of SKILL.md the call read or wrote (its sha256), or that it deleted (`null`):
+   * what a session keeps so a later `skill_manage` edit can tell the file changed (SPEC §11).
+   */
+  skillFile?: SkillFileVersion;
+}
+
+export interface SkillFileVersion {
+  name: string;
+  /** Hex sha256 of the file's bytes; null when the skill was deleted. */
+  sha256: string | null;
 }
 
 /** Presentation-only facts about a call (SPEC §4 Display). */

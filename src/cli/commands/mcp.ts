@@ -38,6 +38,8 @@ export interface McpOptions extends Omit<CommonOptions, "json"> {
   hideToolFromExtensionClients?: boolean;
   /** A postgres:// URL: sessions live there and any replica serves any of them. */
   store?: string;
+  /** A folder agents may write skills into with `skill_manage`. */
+  authoring?: string;
 }
 
 export function registerMcpCommand(program: Command, { out, run }: CommandHost): void {
@@ -60,6 +62,7 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
       .option("--store <url>", "with --http, keep sessions in PostgreSQL (postgres://…) so any replica on the same database serves any session")
       .option("--max-sessions <n>", "with --http, live sessions at most; beyond it initialize gets 503 with Retry-After (default: sized for this machine)", positiveInteger)
       .option("--watch", "rescan when skill files change and tell clients the tools, resources and prompts changed")
+      .option("--authoring <dir>", "offer the `skill_manage` tool, writing skills into this folder (created if missing; private to --agent when given)")
       .option("--log-dir <dir>", "directory for session logs (default: $XDG_STATE_HOME/skillport/sessions, else ~/.local/state/skillport/sessions)")
       .option("--no-log", "keep session logs in memory only")
       .option("--budget <chars>", `character budget of the skill catalog in the tool description (default: ${DEFAULT_CATALOG_BUDGET_CHARS})`, positiveInteger)
@@ -77,6 +80,9 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   if (options.store !== undefined && !isDatabaseUrl(options.store)) {
     throw new CliError(`--store takes a postgres:// URL; got ${JSON.stringify(options.store.split("@").at(-1))}`, EXIT_USAGE);
   }
+  if (options.authoring !== undefined && options.store !== undefined) {
+    throw new CliError("--authoring does not apply with --store: replicas share sessions but each serves its own copy of the skills", EXIT_USAGE);
+  }
   if (options.store !== undefined && (options.logDir !== undefined || options.log === false)) {
     throw new CliError("--log-dir and --no-log do not apply with --store: sessions are kept in the store", EXIT_USAGE);
   }
@@ -84,7 +90,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   const store = options.store === undefined ? undefined : await openStore(options.store);
   let context;
   try {
-    context = await openRuntime(options, out, { watch: options.watch === true, ...(store ? { store } : {}) });
+    context = await openRuntime(options, out, { watch: options.watch === true, ...(store ? { store } : {}), ...(options.authoring !== undefined ? { authoring: options.authoring } : {}) });
   } catch (error) {
     await store?.close();
     throw error;

@@ -1,0 +1,423 @@
+/**
+ * Writing one skill package on an agent's behalf (SPEC §11). The one place write confinement,
+ * atomic replacement and the per-skill write lock live; the paths are judged by the same rules
+ * as reads (`normaliseSkillPath`, `isInside`, `isLeftOutOfPackage` in confined-read.ts and
+ * package-shape.ts), plus what only a write needs: no link is written through or removed, no
+ * special file is replaced, and no file may make a folder a skill of its own.
+ *
+ * Every step is synchronous: each is one bounded system call, and a write that checks, writes and
+ * renames without yielding cannot interleave with another call of the same process. Processes
+ * are kept apart by the lock file (`withSkillWriteLock`).
+ */
+import { createHash, randomBytes } from "node:crypto";
+import fs, { constants } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { isInside, normaliseSkillPath, readConfinedBytesSync as readConfinedBytesUnderLimit, type ReadErrorReason } from "./confined-read.js";
+import { MAX_AUTHORED_FILE_BYTES } from "./limits.js";
+import { isLeftOutOfPackage, liesInOtherPackage, SKILL_FILE_NAMES, sourceRootsInside } from "./package-shape.js";
+
+/** Why a write refused; `too_large` adds to the read reasons. Part of the `skill_write_error` envelope. */
+export type WriteErrorReason = ReadErrorReason | "too_large";
+
+export type WriteRefusal = { ok: false; reason: WriteErrorReason; message: string };
+export type WriteOutcome = { ok: true } | WriteRefusal;
+
+export type WritablePath = { ok: true; path: string; segments: string[] } | WriteRefusal;
+
+/**
+ * A skill-relative path an agent may write or remove. SKILL.md at the top is the skill's own
+ * file (changed only through create, edit and patch, which validate it); a `SKILL.md` further
+ * down would make that folder a skill of its own, unvalidated, so it is refused.
+ */
+export function writablePath(filePath: string): WritablePath {
+  const normalised = normaliseSkillPath(filePath);
+  if (!normalised.ok) return normalised;
+  const refuse = (reason: WriteErrorReason, why: string): WriteRefusal => refusal(normalised.path, reason, why);
+  if (normalised.segments.some(isLeftOutOfPackage)) return refuse("unsupported_path", "dot-entries and node_modules are not part of a skill's package");
+  const last = normalised.segments[normalised.segments.length - 1]!;
+  if (SKILL_FILE_NAMES.includes(last) || last.toLowerCase() === "skill.md") {
+    return refuse("illegal_path", normalised.segments.length === 1 ? "SKILL.md is changed only by create, edit and patch" : "a SKILL.md below the skill would make that folder a skill of its own");
+  }
+  return normalised;
+}
+
+export type SkillText = { ok: true; text: string; sha256: string } | WriteRefusal;
+
+/**
+ * The whole text of one file of the skill, read under the read confinement, with the sha256 of
+ * its bytes (what a stale check compares). A BOM is kept: a patch must write back what it read.
+ */
+export function readSkillText(skillDir: string, relative: string, sourceRoots: readonly string[] = []): SkillText {
+  const read = readConfinedBytesSync(skillDir, relative, sourceRoots);
+  if (!read.ok) return read;
+  if (read.size > MAX_AUTHORED_FILE_BYTES) return refusal(relative, "too_large", `it is ${read.size} bytes; a file of a skill is changed only up to ${MAX_AUTHORED_FILE_BYTES} bytes`);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(read.bytes);
+  } catch {
+    return refusal(relative, "not_utf8", "it is not valid UTF-8 text");
+  }
+  return { ok: true, text, sha256: sha256Of(read.bytes) };
+}
+
+/** The sha256 of a SKILL.md's bytes as a read of it sees them; null when it cannot be read. */
+export function skillFileDigest(skillDir: string, relative: string): string | null {
+  const read = readConfinedBytesSync(skillDir, relative);
+  return read.ok ? sha256Of(read.bytes) : null;
+}
+
+export function sha256Of(bytes: Uint8Array | string): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/**
+ * Writes `text` to `relative` inside `skillDir`: a temporary sibling is written, fsynced and
+ * renamed over the target, so a reader sees the old file or the new one, never part of either.
+ * Missing folders on the way are created; a link or a non-folder on the way, a link or a special
+ * file at the target, are refused. An existing file keeps its mode (a script stays executable).
+ */
+export function writeSkillFile(skillDir: string, relative: string, text: string, sourceRoots: readonly string[] = []): WriteOutcome {
+  return writeInto(skillDir, relative, text, placeFor(skillDir, writablePath(relative), { createFolders: true, sourceRoots }));
+}
+
+/**
+ * Replaces the skill's own SKILL.md (or the lowercase `skill.md` it keeps) the same way. Only for
+ * create, edit and patch, which have validated `text` first.
+ */
+export function writeSkillMdFile(skillDir: string, skillFileName: string, text: string): WriteOutcome {
+  const checked: WritablePath = SKILL_FILE_NAMES.includes(skillFileName)
+    ? { ok: true, path: skillFileName, segments: [skillFileName] }
+    : refusal(skillFileName, "illegal_path", "it is not a skill's SKILL.md");
+  return writeInto(skillDir, skillFileName, text, placeFor(skillDir, checked, { createFolders: false, sourceRoots: [] }));
+}
+
+function writeInto(skillDir: string, relative: string, text: string, place: Place): WriteOutcome {
+  if (!place.ok) return place;
+  const { parent, target, existing } = place;
+  try {
+    replaceFile(parent, target, Buffer.from(text, "utf8"), existing ? existing.mode & 0o7777 : 0o644);
+  } catch (error) {
+    return refusal(relative, "io", describe(error));
+  }
+  return { ok: true };
+}
+
+/** Removes one regular file of the skill (never a link, a folder or a special file). */
+export function removeSkillFile(skillDir: string, relative: string, sourceRoots: readonly string[] = []): WriteOutcome {
+  const place = placeFor(skillDir, writablePath(relative), { createFolders: false, sourceRoots });
+  if (!place.ok) return place;
+  if (!place.existing) return refusal(relative, "not_found", "no such file in this skill");
+  try {
+    fs.unlinkSync(place.target);
+    fsyncDirectory(place.parent);
+  } catch (error) {
+    return refusal(relative, reasonOf(error), describe(error));
+  }
+  return { ok: true };
+}
+
+/**
+ * A new skill folder `name` in `parentDir`, holding only SKILL.md: built whole under a hidden
+ * temporary name (discovery skips dot-entries) and renamed into place, so the skill appears at
+ * once or not at all. An existing entry of that name is never replaced.
+ */
+export function createSkillFolder(parentDir: string, name: string, skillFileText: string): WriteOutcome {
+  if (name === "" || name === "." || name === ".." || name.includes("/") || name.includes(path.sep) || name.includes("\0") || isLeftOutOfPackage(name)) {
+    return refusal(name, "illegal_path", "a skill name is one folder name");
+  }
+  const target = path.join(parentDir, name);
+  if (fs.lstatSync(target, { throwIfNoEntry: false }) !== undefined) return refusal(name, "io", "a folder or file of that name is already there");
+  const temporary = path.join(parentDir, `.${name}.${process.pid}-${randomBytes(6).toString("hex")}.new`);
+  try {
+    fs.mkdirSync(parentDir, { recursive: true, mode: 0o755 });
+    fs.mkdirSync(temporary, { mode: 0o755 });
+    writeNewFile(path.join(temporary, "SKILL.md"), Buffer.from(skillFileText, "utf8"), 0o644);
+    fsyncDirectory(temporary);
+    // The check above is repeated by the rename itself for a non-empty folder made meanwhile.
+    if (fs.lstatSync(target, { throwIfNoEntry: false }) !== undefined) throw Object.assign(new Error("exists"), { code: "EEXIST" });
+    fs.renameSync(temporary, target);
+    fsyncDirectory(parentDir);
+  } catch (error) {
+    fs.rmSync(temporary, { recursive: true, force: true });
+    const code = errorCode(error);
+    if (code === "EEXIST" || code === "ENOTEMPTY") return refusal(name, "io", "a folder or file of that name is already there");
+    return refusal(name, reasonOf(error), describe(error));
+  }
+  return { ok: true };
+}
+
+/**
+ * Removes a whole skill folder: renamed to a hidden sibling first (one step, so the skill is gone
+ * for every reader at once), then deleted. A link is never followed or removed.
+ */
+export function deleteSkillFolder(skillDir: string): WriteOutcome {
+  const name = path.basename(skillDir);
+  const stat = fs.lstatSync(skillDir, { throwIfNoEntry: false });
+  if (stat === undefined) return refusal(name, "not_found", "the skill folder is gone");
+  if (!stat.isDirectory()) return refusal(name, "illegal_path", "the skill folder is a link or not a folder");
+  const parent = path.dirname(skillDir);
+  const doomed = path.join(parent, `.${name}.${process.pid}-${randomBytes(6).toString("hex")}.deleted`);
+  try {
+    fs.renameSync(skillDir, doomed);
+    fsyncDirectory(parent);
+  } catch (error) {
+    return refusal(name, reasonOf(error), describe(error));
+  }
+  // Gone for every reader already; what is left is hidden and only costs space if this fails.
+  fs.rmSync(doomed, { recursive: true, force: true });
+  return { ok: true };
+}
+
+export type LockedResult<T> = { ok: true; value: T } | { ok: false; holder: string };
+
+/** A lock older than this was left by a writer that died on another machine sharing the folder. */
+const STALE_LOCK_MS = 30_000;
+
+/**
+ * Runs `work` holding the write lock of the skill at `skillDir` (a hidden file beside the folder,
+ * created exclusively). Another writer holding it answers `{ ok: false }` at once rather than
+ * waiting: the skill is changing under the caller, which is what a stale check reports. A lock
+ * left by a writer that died (its process gone, or the lock older than 30 s) is broken.
+ */
+export function withSkillWriteLock<T>(skillDir: string, work: () => T): LockedResult<T> {
+  const lockFile = path.join(path.dirname(skillDir), `.${path.basename(skillDir)}.skillport-lock`);
+  let fd: number | null = null;
+  for (let attempt = 0; attempt < 2 && fd === null; attempt++) {
+    try {
+      fd = fs.openSync(lockFile, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") fs.mkdirSync(path.dirname(lockFile), { recursive: true, mode: 0o755 });
+      else if (errorCode(error) !== "EEXIST") throw error;
+      else if (attempt === 0 && lockIsAbandoned(lockFile)) fs.rmSync(lockFile, { force: true });
+      else return { ok: false, holder: lockHolder(lockFile) };
+    }
+  }
+  if (fd === null) return { ok: false, holder: lockHolder(lockFile) };
+  try {
+    fs.writeSync(fd, `${process.pid} ${os.hostname()} ${Date.now()}\n`);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    removeLeftovers(skillDir);
+    return { ok: true, value: work() };
+  } finally {
+    fs.rmSync(lockFile, { force: true });
+  }
+}
+
+/** A hidden temporary made by `createSkillFolder`, `deleteSkillFolder` or `replaceFile`: its writer's pid is in its name. */
+const LEFTOVER = /^\..+\.(\d+)-[0-9a-f]{12}\.(?:new|deleted|tmp)$/;
+const LEFTOVER_DEPTH = 5;
+
+/**
+ * What a writer that was killed left of this skill: hidden temporaries named with a process id
+ * that no longer runs on this host. Readers never saw them (discovery and listings skip
+ * dot-entries); this only gives the space back. Run under the lock, so no live writer of this
+ * skill in any process is using one; a temporary of a live process is never touched.
+ */
+function removeLeftovers(skillDir: string): void {
+  const name = path.basename(skillDir);
+  const sweep = (dir: string, depth: number, only: ((entry: string) => boolean) | null): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const match = LEFTOVER.exec(entry.name);
+      if (match && (only === null || only(entry.name)) && !processRuns(Number(match[1]))) {
+        fs.rmSync(path.join(dir, entry.name), { recursive: true, force: true });
+      } else if (only === null && depth < LEFTOVER_DEPTH && entry.isDirectory() && !entry.name.startsWith(".")) {
+        sweep(path.join(dir, entry.name), depth + 1, null);
+      }
+    }
+  };
+  sweep(path.dirname(skillDir), 0, (entry) => entry.startsWith(`.${name}.`));
+  sweep(skillDir, 0, null);
+}
+
+function processRuns(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errorCode(error) !== "ESRCH";
+  }
+}
+
+function lockFields(lockFile: string): { pid: number; host: string; since: number } | null {
+  try {
+    const fd = fs.openSync(lockFile, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    let text: string;
+    try {
+      text = fs.readFileSync(fd, "utf8");
+    } finally {
+      fs.closeSync(fd);
+    }
+    const [pid, host, since] = text.trim().split(" ");
+    return { pid: Number(pid), host: host ?? "", since: Number(since) };
+  } catch {
+    return null;
+  }
+}
+
+function lockIsAbandoned(lockFile: string): boolean {
+  const fields = lockFields(lockFile);
+  // Unreadable or half-written: its writer died between creating and filling it.
+  if (fields === null || !Number.isFinite(fields.since)) return staleByAge(lockFile);
+  if (Date.now() - fields.since > STALE_LOCK_MS) return true;
+  if (fields.host !== os.hostname() || !Number.isSafeInteger(fields.pid) || fields.pid <= 0) return false;
+  try {
+    process.kill(fields.pid, 0);
+    return false;
+  } catch (error) {
+    return errorCode(error) === "ESRCH";
+  }
+}
+
+function staleByAge(lockFile: string): boolean {
+  const stat = fs.lstatSync(lockFile, { throwIfNoEntry: false });
+  return stat === undefined || Date.now() - stat.mtimeMs > STALE_LOCK_MS;
+}
+
+function lockHolder(lockFile: string): string {
+  const fields = lockFields(lockFile);
+  return fields ? `process ${fields.pid}` : "another writer";
+}
+
+type Place = { ok: true; parent: string; target: string; existing: fs.Stats | null } | WriteRefusal;
+
+/**
+ * Where `relative` lies in the skill, checked component by component without following links:
+ * every folder on the way is a real folder inside the skill's real directory, and the target, if
+ * it exists, is a regular file.
+ */
+function placeFor(skillDir: string, checked: WritablePath, { createFolders, sourceRoots }: { createFolders: boolean; sourceRoots: readonly string[] }): Place {
+  if (!checked.ok) return checked;
+  const shown = checked.path;
+  const refuse = (reason: WriteErrorReason, why: string): WriteRefusal => refusal(shown, reason, why);
+  let realDir: string;
+  try {
+    realDir = fs.realpathSync.native(skillDir);
+  } catch (error) {
+    return refuse(reasonOf(error), "the skill directory cannot be resolved");
+  }
+  // A nested skill's folder, or another source's root inside this skill, is another package: the
+  // read rule (`liesInOtherPackage`), checked before a folder on the way is created.
+  if (liesInOtherPackage(realDir, checked.segments, sourceRootsInside(realDir, sourceRoots))) return refuse("illegal_path", "it lies in another skill's folder");
+  let parent = realDir;
+  const folders = checked.segments.slice(0, -1);
+  for (const segment of folders) {
+    const next = path.join(parent, segment);
+    let stat: fs.Stats | undefined;
+    try {
+      stat = fs.lstatSync(next, { throwIfNoEntry: false });
+    } catch (error) {
+      return refuse(reasonOf(error), describe(error));
+    }
+    if (stat === undefined) {
+      if (!createFolders) return refuse("not_found", "no such file in this skill");
+      try {
+        fs.mkdirSync(next, { mode: 0o755 });
+      } catch (error) {
+        return refuse(reasonOf(error), describe(error));
+      }
+    } else if (stat.isSymbolicLink()) return refuse("illegal_path", "a folder on the way is a link, and links are not written through");
+    else if (!stat.isDirectory()) return refuse("not_a_file", `${JSON.stringify(segment)} on the way is not a folder`);
+    parent = next;
+  }
+  const target = path.join(parent, checked.segments[checked.segments.length - 1]!);
+  if (!isInside(realDir, target)) return refuse("illegal_path", "it resolves outside the skill directory");
+  let existing: fs.Stats | undefined;
+  try {
+    existing = fs.lstatSync(target, { throwIfNoEntry: false });
+  } catch (error) {
+    return refuse(reasonOf(error), describe(error));
+  }
+  if (existing?.isSymbolicLink()) return refuse("illegal_path", "it is a link, and links are not written through or removed");
+  if (existing !== undefined && !existing.isFile()) return refuse("not_a_file", "it is not a regular file");
+  return { ok: true, parent, target, existing: existing ?? null };
+}
+
+function replaceFile(parent: string, target: string, bytes: Buffer, mode: number): void {
+  const temporary = path.join(parent, `.${path.basename(target)}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    writeNewFile(temporary, bytes, mode);
+    fs.renameSync(temporary, target);
+  } catch (error) {
+    fs.rmSync(temporary, { force: true });
+    throw error;
+  }
+  fsyncDirectory(parent);
+}
+
+/** A file that did not exist, written whole and fsynced before it is closed. */
+function writeNewFile(file: string, bytes: Buffer, mode: number): void {
+  const fd = fs.openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+  try {
+    let written = 0;
+    while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);
+    // The mode asked for, whatever the umask took away: an executable script stays executable.
+    fs.fchmodSync(fd, mode);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** A rename is durable once its folder is synced; some file systems refuse to sync a folder, which costs only durability. */
+function fsyncDirectory(dir: string): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch {
+    return;
+  }
+  try {
+    fs.fsyncSync(fd);
+  } catch {
+    // EINVAL on file systems that cannot sync a directory.
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+type SyncBytes = { ok: true; bytes: Buffer; size: number } | WriteRefusal;
+
+function readConfinedBytesSync(skillDir: string, relative: string, sourceRoots: readonly string[] = []): SyncBytes {
+  const read = readConfinedBytesUnderLimit(skillDir, relative, { maxBytes: MAX_AUTHORED_FILE_BYTES + 1, sourceRoots });
+  return read.ok ? { ok: true, bytes: read.bytes, size: read.size } : read;
+}
+
+function refusal(relative: string, reason: WriteErrorReason, why: string): WriteRefusal {
+  return { ok: false, reason, message: `Cannot write ${JSON.stringify(relative)}: ${why}.` };
+}
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : undefined;
+}
+
+function reasonOf(error: unknown): WriteErrorReason {
+  switch (errorCode(error)) {
+    case "ENOENT":
+    case "ENOTDIR":
+    case "ENAMETOOLONG":
+      return "not_found";
+    case "ELOOP":
+      return "illegal_path";
+    case "EISDIR":
+      return "not_a_file";
+    default:
+      return "io";
+  }
+}
+
+/** The error's code only: Node's messages embed absolute paths, which must not reach a result. */
+function describe(error: unknown): string {
+  const code = errorCode(error);
+  return code ? `the file system reported ${code}` : "the file could not be written";
+}
