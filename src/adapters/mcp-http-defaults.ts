@@ -43,3 +43,8 @@ export function softDescriptorLimit(): number {
     return FALLBACK_DESCRIPTOR_LIMIT;
   }
 }
+
+/** How long an ended or abandoned session stays in a shared store before it is deleted (`--session-ttl`): a day, for looking into yesterday's conversations. */
+export const DEFAULT_SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long SIGTERM waits for requests in flight before the server stops anyway (`--drain-timeout`). */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;

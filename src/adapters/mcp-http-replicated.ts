@@ -19,22 +19,35 @@
  *
  * Each replica keeps recently used sessions in memory (`maxSessions`, least recently used out),
  * as a cache only: one evicted is read back from the store on its next request.
+ *
+ * Operating it (SPEC §9): a request the store cannot serve in time is answered 503 with
+ * `Retry-After` (`store-unavailable.ts`); a `tools/call` cancelled by `notifications/cancelled`
+ * (sent to this replica or, through the store, to another) or by its client going away before
+ * it commits is not stored; `GET /healthz` and `GET /readyz` say whether the replica serves and
+ * whether a balancer should send it requests; `drain()` finishes what is in flight and refuses new
+ * sessions; a session pinned to another registry digest is answered 409, naming both; ended and
+ * idle sessions are deleted after `sessionTtlMs`.
  */
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Scope, ScopedRegistry } from "../access/types.js";
 import type { Session, SessionOptions } from "../session/session.js";
 import { SessionGoneError, type StoredSession, type StoredSessionOptions } from "../session/stored-session.js";
-import type { SessionStore, StoreMessage, StoreSubscription } from "../session/store.js";
+import { StoreCancelledError, type SessionStore, type StoreMessage, type StoreSubscription } from "../session/store.js";
 import { parseAllowedOrigin, parseBindAddress, requestAllowed } from "./mcp-http-address.js";
 import { readJsonBody, sendError } from "./mcp-http-body.js";
+import { directToolCall } from "./mcp-http-direct-call.js";
+import type { ServerMetrics } from "./mcp-http-metrics.js";
 import { stampRegistryDigest } from "./registry-digest-header.js";
-import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, defaultMaxSessions } from "./mcp-http-defaults.js";
-import { createMcpConnection, type McpServerOptions, type McpSessionFactory } from "./mcp.js";
+import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS, defaultMaxSessions } from "./mcp-http-defaults.js";
+import { createMcpConnection, type McpConnection, type McpServerOptions, type McpSessionFactory } from "./mcp.js";
 import { answerStateless, isStatelessRequest } from "./mcp-stateless.js";
+import { ProtocolError } from "./protocol-error.js";
+import { answerStoreUnavailable, causeText, correlationId, isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from "./store-unavailable.js";
 
 export const MCP_HTTP_PATH = "/mcp";
 const MAX_SWEEP_INTERVAL_MS = 60_000;
@@ -44,6 +57,16 @@ const SWEEP_BATCH = 100;
 const SSE_RETRY_MS = 1000;
 /** A comment on every open stream this often, so proxies do not take a quiet stream for a dead one. */
 const SSE_KEEPALIVE_MS = 15_000;
+/** `/readyz` fails when the store takes longer than this to answer (SPEC §9). */
+const READINESS_STORE_DEADLINE_MS = 1000;
+/** Prunes run at most this far apart, so a long TTL does not leave a day's churn in the tables. */
+const MAX_PRUNE_INTERVAL_MS = 10 * 60_000;
+/** ...and at least this far apart, so a short TTL (a test's) does not turn pruning into a loop. */
+const MIN_PRUNE_INTERVAL_MS = 1000;
+/** JSON-RPC code for a request cancelled before it was stored (the code LSP uses for it). */
+const REQUEST_CANCELLED_CODE = -32800;
+/** JSON-RPC code for a session pinned to skills this replica does not serve. */
+export const REGISTRY_DIGEST_MISMATCH_CODE = -32004;
 
 /** What the replicated server needs of the runtime: stored sessions, and what a scope may see. */
 export interface McpStoreRuntime {
@@ -65,6 +88,18 @@ export interface McpHttpReplicatedListen {
   maxSessions?: number;
   /** What this server serves (`runtime.registryDigest()`), sent as `Skillport-Registry-Digest` on every response. */
   registryDigest?: () => Promise<string>;
+  /**
+   * Answer a session whose header names another registry digest than this replica's with 409
+   * (naming both) instead of serving it other skills. Default true. A server whose skills change
+   * under it by design (`--watch`) turns it off: its sessions follow the live registry.
+   */
+  rejectOtherRegistryDigest?: boolean;
+  /** Delete sessions ended, or with no request and no write, for this long (the store's `prune`); 0 = never. Default 24 hours. */
+  sessionTtlMs?: number;
+  /** Serves `GET /metrics` (`createServerMetrics`). */
+  metrics?: ServerMetrics;
+  /** True once the registry has loaded (readiness); default: always, as a runtime is loaded before it serves. */
+  registryLoaded?: () => boolean;
 }
 
 export interface McpHttpReplicatedServing {
@@ -74,6 +109,19 @@ export interface McpHttpReplicatedServing {
   readonly replicaId: string;
   /** Tells every replica's open streams that the skills changed. */
   notifyToolsChanged(): Promise<void>;
+  /**
+   * Stops taking work and finishes what is in flight (SIGTERM): `/readyz` answers 503, new
+   * connections and new sessions are refused, event streams are closed (their clients reconnect
+   * elsewhere), and requests being answered finish, for up to `timeoutMs`; then `close()`.
+   * Resolves true when everything in flight finished in time.
+   */
+  drain(timeoutMs: number): Promise<boolean>;
+  /** Requests being answered now (event streams not counted). */
+  inFlight(): number;
+  /** Sessions this replica holds in memory. */
+  sessionsOpen(): number;
+  /** Event streams this replica holds open. */
+  streamsOpen(): number;
   /** Stops listening and closes this replica's streams; the sessions stay in the store. */
   close(): Promise<void>;
 }
@@ -109,24 +157,44 @@ export async function serveMcpHttpReplicated(
   const touchEveryMs = idleTimeoutMs > 0 ? Math.min(Math.max(idleTimeoutMs / 10, 50), 5000) : Infinity;
   const replicaId = randomUUID();
   const sessionOptions = options.session;
+  const metrics = listen.metrics ?? null;
+  const rejectOtherDigest = listen.rejectOtherRegistryDigest !== false && listen.registryDigest !== undefined;
+  const sessionTtlMs = listen.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
+  if (!(Number.isFinite(sessionTtlMs) && sessionTtlMs >= 0)) throw new RangeError(`sessionTtlMs must be 0 or more milliseconds, not ${sessionTtlMs}`);
 
   /** Sessions by id, least recently used first. */
   const cache = new Map<string, { stored: StoredSession; touched: number }>();
   /** Open SSE streams by session id. */
   const streams = new Map<string, Set<http.ServerResponse>>();
+  /** Calls being answered here, by idempotency key: what `notifications/cancelled` aborts. */
+  const calls = new Map<string, AbortController>();
   let eventCounter = 0;
+  let draining = false;
+  /** Requests being answered (event streams leave the count once open), and who waits for none. */
+  let active = 0;
+  let idle: (() => void) | null = null;
 
   const remember = (stored: StoredSession): void => {
+    // Read before the entry is moved to the end: the time it last reached the store must survive
+    // the move, or every request would find it never touched and write again.
+    const touched = cache.get(stored.id)?.touched ?? 0;
     cache.delete(stored.id);
-    cache.set(stored.id, { stored, touched: cache.get(stored.id)?.touched ?? 0 });
+    cache.set(stored.id, { stored, touched });
     while (cache.size > maxSessions) cache.delete(cache.keys().next().value!);
+  };
+
+  /** True when the session's activity is due to reach the store (and counts it as done). */
+  const touchDue = (id: string): boolean => {
+    const entry = cache.get(id);
+    if (!entry || Date.now() - entry.touched < touchEveryMs) return false;
+    entry.touched = Date.now();
+    return true;
   };
 
   const touch = (id: string): void => {
     const entry = cache.get(id);
-    if (!entry || Date.now() - entry.touched < touchEveryMs) return;
-    entry.touched = Date.now();
-    store.touch(entry.stored.key).catch((error: unknown) => options.log(`mcp http: noting activity of ${id}: ${(error as Error).message}`));
+    if (!entry || !touchDue(id)) return;
+    store.touch(entry.stored.key).catch((error: unknown) => options.log(`mcp http: noting activity of ${id}: ${causeText(error)}`));
   };
 
   /** The stored session, from this replica's cache or the store; null when it is gone. */
@@ -148,6 +216,32 @@ export async function serveMcpHttpReplicated(
     }
   };
 
+  /**
+   * 409 for a session started on other skills than this replica serves: answering it would give
+   * the conversation other instructions (or none) for the skills it was offered. Both digests are
+   * named, so the balancer, the client or an operator knows where it belongs.
+   */
+  const refuseOtherDigest = async (res: http.ServerResponse, stored: StoredSession): Promise<boolean> => {
+    const pinned = stored.header.registryDigest;
+    if (!rejectOtherDigest || pinned === undefined) return false;
+    const serving = await listen.registryDigest!();
+    if (serving === pinned) return false;
+    metrics?.error("registry_digest_mismatch");
+    res.writeHead(409, { "content-type": "application/json", "mcp-session-id": stored.id });
+    res.end(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: null,
+        error: {
+          code: REGISTRY_DIGEST_MISMATCH_CODE,
+          message: `Registry digest mismatch: this session was started on skills ${pinned}, and this replica serves ${serving}; send it to a replica serving ${pinned}, or start a new session`,
+          data: { sessionDigest: pinned, replicaDigest: serving },
+        },
+      }),
+    );
+    return true;
+  };
+
   const writeEvent = (res: http.ServerResponse, message: JSONRPCMessage): void => {
     eventCounter += 1;
     res.write(`id: ${replicaId}-${eventCounter}\nevent: message\ndata: ${JSON.stringify(message)}\n\n`);
@@ -166,6 +260,7 @@ export async function serveMcpHttpReplicated(
   const onMessage = (message: StoreMessage): void => {
     if (message.kind === "list_changed") toAllStreams(CHANGE_NOTIFICATIONS);
     else if (message.kind === "end" && typeof message.sessionId === "string") forgetSession(message.sessionId);
+    else if (message.kind === "cancel" && typeof message.key === "string") calls.get(message.key)?.abort();
   };
   const subscription: StoreSubscription = await store.subscribe(onMessage, () => {
     options.log("mcp http: store notifications resumed; telling every open stream the lists may have changed");
@@ -178,18 +273,81 @@ export async function serveMcpHttpReplicated(
     await store.publish({ kind: "end", from: replicaId, sessionId: stored.id });
   };
 
+  /**
+   * `notifications/cancelled`: the call it names is aborted here, or, when this replica is not
+   * answering it, on whichever replica is (through the store). A call already stored stays
+   * stored: cancelling cannot take back what another request may have seen.
+   */
+  const cancelCall = (sessionId: string, requestId: unknown): void => {
+    if (typeof requestId !== "string" && typeof requestId !== "number") return;
+    const key = `${sessionId}:${JSON.stringify(requestId)}`;
+    const local = calls.get(key);
+    if (local) return local.abort();
+    store.publish({ kind: "cancel", from: replicaId, key }).catch((error: unknown) => options.log(`mcp http: passing on a cancellation: ${causeText(error)}`));
+  };
+
   /** The per-request MCP server over the stored session; `session.invoke` carries this request's idempotency key. */
-  const connectionFor = (stored: StoredSession, requestId: unknown, caughtUp: boolean) => {
-    const facade = requestSession(stored, idempotencyKeyOf(stored, requestId), caughtUp);
+  const connectionFor = (stored: StoredSession, requestId: unknown, call: RequestCall) => {
+    const facade = requestSession(stored, idempotencyKeyOf(stored, requestId), call);
     const factory: McpSessionFactory = { session: () => facade, registry: (scope) => runtime.registry(scope) };
     return createMcpConnection(factory, options, stored.id, stored.header.client?.capabilities as { extensions?: Record<string, unknown> } | undefined);
   };
 
-  const answer = async (req: http.IncomingMessage, res: http.ServerResponse, stored: StoredSession, body: unknown, caughtUp = false): Promise<void> => {
-    const message = body as JsonRpcLike;
-    const connection = connectionFor(stored, message.id, caughtUp);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  /**
+   * A plain `tools/call` of the skill tool, answered here rather than through the SDK's transport,
+   * so a store that cannot answer is a 503 (the transport would wrap it in a 200) and the outcome
+   * is known for metrics. Anything the transport would treat otherwise goes to it.
+   */
+  const answerToolCall = async (res: http.ServerResponse, connection: McpConnection, stored: StoredSession, id: string | number, args: unknown): Promise<void> => {
+    const started = performance.now();
+    let outcome = "error";
     try {
+      let message: Record<string, unknown>;
+      try {
+        const result = await connection.callSkillTool(args, id);
+        const envelope = result.structuredContent as { data?: { status?: unknown } | null; error?: { code?: unknown } | null } | undefined;
+        outcome = String(envelope?.error?.code ?? envelope?.data?.status ?? (result.isError ? "error" : "ok"));
+        message = { result, jsonrpc: "2.0", id };
+      } catch (error) {
+        if (isStoreUnavailable(error)) {
+          outcome = "store_unavailable";
+          metrics?.error("store_unavailable");
+          answerStoreUnavailable(res, error, options.log, id);
+          return;
+        }
+        if (error instanceof StoreCancelledError) {
+          outcome = "cancelled";
+          message = { jsonrpc: "2.0", id, error: { code: REQUEST_CANCELLED_CODE, message: "Request cancelled: nothing was stored" } };
+        } else if (error instanceof SessionGoneError) {
+          outcome = "session_gone";
+          return sendError(res, 404, -32001, "Session not found: it has ended; start a new session with an initialize request");
+        } else {
+          const thrown = error as { code?: unknown; message?: unknown };
+          // A protocol error is worded for the client; anything else is logged, never shown.
+          if (error instanceof ProtocolError) message = { jsonrpc: "2.0", id, error: { code: thrown.code, message: thrown.message } };
+          else {
+            const correlation = correlationId();
+            options.log(`mcp http: [${correlation}] tool call: ${causeText(error)}`);
+            metrics?.error("internal");
+            message = { jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: `Internal error (correlation id ${correlation})` } };
+          }
+        }
+      }
+      if (res.destroyed) return;
+      res.writeHead(200, { "content-type": "application/json", "mcp-session-id": stored.id });
+      res.end(JSON.stringify(message));
+    } finally {
+      metrics?.toolCall(outcome, (performance.now() - started) / 1000);
+    }
+  };
+
+  const answer = async (req: http.IncomingMessage, res: http.ServerResponse, stored: StoredSession, body: unknown, call: RequestCall): Promise<void> => {
+    const message = body as JsonRpcLike;
+    const connection = connectionFor(stored, message.id, call);
+    try {
+      const direct = call.signal ? directToolCall(req, body, connection) : null;
+      if (direct) return await answerToolCall(res, connection, stored, direct.id, direct.args);
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await connection.server.connect(transport);
       res.setHeader("mcp-session-id", stored.id);
       await transport.handleRequest(req, res, body);
@@ -211,6 +369,11 @@ export async function serveMcpHttpReplicated(
       if (!isInitializeRequest(body.value)) {
         return sendError(res, 400, -32000, "Bad request: no Mcp-Session-Id header; the first request must be initialize");
       }
+      if (draining) {
+        return sendError(res, 503, -32000, "Server draining: it is shutting down and starts no new sessions; try another replica", {
+          "retry-after": String(STORE_RETRY_AFTER_SECONDS),
+        });
+      }
       const params = body.value.params;
       const stored = await runtime.createStoredSession({
         ...sessionOptions,
@@ -219,15 +382,22 @@ export async function serveMcpHttpReplicated(
       });
       remember(stored);
       touch(stored.id);
-      return answer(req, res, stored, body.value);
+      return answer(req, res, stored, body.value, { caughtUp: false, touch: false });
+    }
+    const message = body.value as JsonRpcLike;
+    // Handled before the session is read: a cancellation must not wait behind the store.
+    if (!Array.isArray(body.value) && message.method === "notifications/cancelled" && message.id === undefined) {
+      cancelCall(sessionId, (message as { params?: { requestId?: unknown } }).params?.requestId);
+      res.writeHead(202, { "mcp-session-id": sessionId }).end();
+      return;
     }
     const stored = await sessionFor(sessionId);
     if (!stored) return sendError(res, 404, -32001, "Session not found: start a new session with an initialize request");
-    touch(stored.id);
-    const message = body.value as JsonRpcLike;
+    if (await refuseOtherDigest(res, stored)) return;
     // A notification or a response from the client changes nothing a request-scoped server
     // holds (`initialized`, `cancelled` for a request already answered): accepted as the SDK would.
     if (!Array.isArray(body.value) && (message.id === undefined || message.method === undefined)) {
+      touch(stored.id);
       res.writeHead(202, { "mcp-session-id": stored.id }).end();
       return;
     }
@@ -235,25 +405,46 @@ export async function serveMcpHttpReplicated(
     // may act (a call, a prompt) the answer already stored under its idempotency key.
     const idempotencyKey = idempotencyKeyOf(stored, message.id);
     const acting = (message.method === "tools/call" || message.method === "prompts/get") && idempotencyKey !== undefined;
+    // A call notes the session's activity with its own write; anything else on its own, when due.
+    const touchWithCall = acting && touchDue(stored.id);
+    if (!acting) touch(stored.id);
     const caught = await stored.catchUp(acting ? idempotencyKey : undefined);
     if (stored.ended()) {
       forgetSession(stored.id);
       return sendError(res, 404, -32001, "Session not found: it has ended; start a new session with an initialize request");
     }
     if (message.method === "tools/list" && stored.pinnedCatalog() === null) await stored.catalogText();
-    return answer(req, res, stored, body.value, acting && !("answer" in caught));
+    if (!acting) return answer(req, res, stored, body.value, { caughtUp: false, touch: false });
+    if ("answer" in caught) metrics?.replay();
+    // The call's own abort: `notifications/cancelled`, or its client gone before the answer.
+    const controller = new AbortController();
+    calls.set(idempotencyKey, controller);
+    const onClose = (): void => {
+      if (!res.writableFinished) controller.abort();
+    };
+    res.once("close", onClose);
+    try {
+      return await answer(req, res, stored, body.value, { caughtUp: !("answer" in caught), touch: touchWithCall, signal: controller.signal });
+    } finally {
+      res.off("close", onClose);
+      if (calls.get(idempotencyKey) === controller) calls.delete(idempotencyKey);
+    }
   };
 
-  const handleGet = async (req: http.IncomingMessage, res: http.ServerResponse, sessionId: string): Promise<void> => {
+  const handleGet = async (req: http.IncomingMessage, res: http.ServerResponse, sessionId: string, release: () => void): Promise<void> => {
     if (!String(req.headers.accept ?? "").includes("text/event-stream")) {
       return sendError(res, 406, -32000, "Not acceptable: a GET stream needs Accept: text/event-stream");
     }
+    if (draining) return sendError(res, 503, -32000, "Server draining: open the stream on another replica", { "retry-after": String(STORE_RETRY_AFTER_SECONDS) });
     const stored = await sessionFor(sessionId);
     if (!stored) return sendError(res, 404, -32001, "Session not found: start a new session with an initialize request");
+    if (await refuseOtherDigest(res, stored)) return;
     await stored.catchUp();
     if (stored.ended()) return sendError(res, 404, -32001, "Session not found: it has ended");
     touch(stored.id);
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", "mcp-session-id": stored.id });
+    // An open stream is not a request in flight: draining closes it rather than waiting for it.
+    release();
     // A priming event: with an id in hand, a client whose stream is cut resumes with Last-Event-ID.
     eventCounter += 1;
     res.write(`retry: ${SSE_RETRY_MS}\nid: ${replicaId}-${eventCounter}\ndata: \n\n`);
@@ -277,8 +468,49 @@ export async function serveMcpHttpReplicated(
     res.writeHead(200).end();
   };
 
-  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+  /** Whether a balancer should send this replica requests: not draining, the registry loaded, the store answering within 1 s. */
+  let readinessProbe: Promise<{ ready: boolean; store: string }> | null = null;
+  const readiness = (): Promise<{ ready: boolean; store: string }> => {
+    // Probes arriving together share one statement.
+    readinessProbe ??= (async () => {
+      try {
+        await store.ping?.(READINESS_STORE_DEADLINE_MS);
+        return { ready: true, store: "ok" };
+      } catch (error) {
+        options.log(`mcp http: readiness: session store unavailable: ${causeText(error)}`);
+        return { ready: false, store: "unavailable" };
+      } finally {
+        readinessProbe = null;
+      }
+    })();
+    return readinessProbe;
+  };
+
+  const sendJson = (res: http.ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void => {
+    res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...headers });
+    res.end(JSON.stringify(value));
+  };
+
+  const handleProbe = async (res: http.ServerResponse, path: string): Promise<void> => {
+    if (path === "/healthz") return sendJson(res, 200, { status: draining ? "draining" : "serving" });
+    const registry = listen.registryLoaded?.() ?? true;
+    if (draining) return sendJson(res, 503, { status: "draining", store: "not checked", registry: registry ? "loaded" : "loading" });
+    const probe = await readiness();
+    const ready = probe.ready && registry;
+    sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not ready", store: probe.store, registry: registry ? "loaded" : "loading" }, ready ? {} : { "retry-after": "1" });
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse, release: () => void): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://localhost");
+    // Probes carry no Host a replica would know (a balancer's check), and reveal nothing.
+    if (req.method === "GET" && (url.pathname === "/healthz" || url.pathname === "/readyz")) return handleProbe(res, url.pathname);
+    if (url.pathname === "/metrics" && metrics && requestAllowed(bind, allowedOrigins, req.headers.host, req.headers.origin)) {
+      if (req.method !== "GET") return sendError(res, 405, -32000, "Method not allowed", { allow: "GET" });
+      const text = await metrics.render();
+      res.writeHead(200, { "content-type": metrics.contentType });
+      res.end(text);
+      return;
+    }
     if (url.pathname !== MCP_HTTP_PATH) return sendError(res, 404, -32601, `Not found: the MCP endpoint is ${MCP_HTTP_PATH}`);
     if (!requestAllowed(bind, allowedOrigins, req.headers.host, req.headers.origin)) {
       return sendError(res, 403, -32600, "Forbidden: Host or Origin not allowed (DNS-rebinding protection)");
@@ -287,20 +519,42 @@ export async function serveMcpHttpReplicated(
     const sessionId = typeof header === "string" ? header : undefined;
     if (req.method === "POST") return handlePost(req, res, sessionId);
     if (sessionId === undefined) return sendError(res, 400, -32000, "Bad request: no Mcp-Session-Id header; start with an initialize POST");
-    if (req.method === "GET") return handleGet(req, res, sessionId);
+    if (req.method === "GET") return handleGet(req, res, sessionId, release);
     if (req.method === "DELETE") return handleDelete(res, sessionId);
     return sendError(res, 405, -32000, "Method not allowed", { allow: "GET, POST, DELETE" });
   };
 
   const server = http.createServer((req, res) => {
+    const started = performance.now();
+    active += 1;
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      active -= 1;
+      if (active === 0) idle?.();
+    };
+    res.once("close", () => {
+      release();
+      metrics?.request(req.method ?? "?", res.statusCode, (performance.now() - started) / 1000);
+    });
+    // While draining, every answer says the connection closes, so clients come back through the balancer.
+    if (draining) res.setHeader("connection", "close");
     stampRegistryDigest(res, listen.registryDigest)
-      .then(() => handle(req, res))
+      .then(() => handle(req, res, release))
       .catch((error: unknown) => {
-        options.log(`mcp http: ${(error as Error).message}`);
+        if (isStoreUnavailable(error)) {
+          metrics?.error("store_unavailable");
+          answerStoreUnavailable(res, error, options.log);
+          return;
+        }
         if (error instanceof SessionGoneError) {
           if (!res.headersSent) return sendError(res, 404, -32001, "Session not found: it has ended");
         }
-        if (!res.headersSent) sendError(res, 500, -32603, "Internal server error");
+        const correlation = correlationId();
+        options.log(`mcp http: [${correlation}] ${causeText(error)}`);
+        metrics?.error("internal");
+        if (!res.headersSent) sendError(res, 500, -32603, `Internal server error (correlation id ${correlation})`);
         else res.end();
       });
   });
@@ -333,17 +587,52 @@ export async function serveMcpHttpReplicated(
         await announceEnd(stored);
       }
     } catch (error) {
-      options.log(`mcp http: ending idle sessions: ${(error as Error).message}`);
+      options.log(`mcp http: ending idle sessions: ${causeText(error)}`);
     } finally {
       sweeping = false;
+    }
+  };
+  let pruning = false;
+  const prune = async (): Promise<void> => {
+    if (pruning || !store.prune) return;
+    pruning = true;
+    try {
+      const pruned = await store.prune(sessionTtlMs);
+      if (pruned.sessions + pruned.heartbeats > 0) {
+        options.log(`mcp http: deleted ${pruned.sessions} session(s) ended or idle for ${Math.round(sessionTtlMs / 1000)}s or more, and ${pruned.heartbeats} old heartbeat stream(s)`);
+      }
+    } catch (error) {
+      options.log(`mcp http: deleting old sessions: ${causeText(error)}`);
+    } finally {
+      pruning = false;
     }
   };
   const keepalive = setInterval(() => {
     for (const set of streams.values()) for (const res of set) res.write(": keep-alive\n\n");
   }, SSE_KEEPALIVE_MS).unref();
   const sweeper = idleTimeoutMs > 0 ? setInterval(() => void sweepIdle(), Math.min(Math.max(idleTimeoutMs / 4, 100), MAX_SWEEP_INTERVAL_MS)).unref() : null;
+  const pruner =
+    sessionTtlMs > 0 && store.prune ? setInterval(() => void prune(), Math.min(Math.max(sessionTtlMs / 4, MIN_PRUNE_INTERVAL_MS), MAX_PRUNE_INTERVAL_MS)).unref() : null;
 
   let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      draining = true;
+      if (sweeper) clearInterval(sweeper);
+      if (pruner) clearInterval(pruner);
+      clearInterval(keepalive);
+      for (const controller of calls.values()) controller.abort();
+      await subscription.close().catch(() => {});
+      for (const set of streams.values()) for (const res of set) res.end();
+      streams.clear();
+      cache.clear();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    })();
+    return closing;
+  };
   return {
     url: `http://${bind.urlHost}:${port}${MCP_HTTP_PATH}`,
     port,
@@ -351,22 +640,48 @@ export async function serveMcpHttpReplicated(
     async notifyToolsChanged() {
       await store.publish({ kind: "list_changed", from: replicaId });
     },
-    close() {
-      closing ??= (async () => {
-        if (sweeper) clearInterval(sweeper);
-        clearInterval(keepalive);
-        await subscription.close().catch(() => {});
-        for (const set of streams.values()) for (const res of set) res.end();
-        streams.clear();
-        cache.clear();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
-      })();
-      return closing;
+    inFlight: () => active,
+    sessionsOpen: () => cache.size,
+    streamsOpen: () => {
+      let count = 0;
+      for (const set of streams.values()) count += set.size;
+      return count;
     },
+    async drain(timeoutMs) {
+      draining = true;
+      // Still listening: `/readyz` answers 503 and `initialize` is refused until what is in flight
+      // is done, so a balancer sees the replica leave rather than a refused connection. Idle
+      // keep-alive connections close now, busy ones after their answer (`connection: close`).
+      server.closeIdleConnections();
+      for (const set of streams.values()) for (const res of set) res.end();
+      streams.clear();
+      const finished =
+        active === 0 ||
+        (await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => {
+            idle = null;
+            resolve(false);
+          }, timeoutMs);
+          timer.unref();
+          idle = () => {
+            clearTimeout(timer);
+            idle = null;
+            resolve(true);
+          };
+        }));
+      await close();
+      return finished;
+    },
+    close,
   };
+}
+
+/** How one request's calls reach the store: after its read, with or without a touch, abortable. */
+interface RequestCall {
+  /** The caller has just caught up and found no stored answer: the call skips its own read. */
+  caughtUp: boolean;
+  touch: boolean;
+  signal?: AbortSignal;
 }
 
 /**
@@ -374,16 +689,25 @@ export async function serveMcpHttpReplicated(
  * under this request's idempotency key, and the catalog the connection shows (instructions and
  * the tool description alike) is the pinned one, so every replica answers `tools/list` the same.
  */
-function requestSession(stored: StoredSession, idempotencyKey: string | undefined, caughtUp: boolean): Session {
+function requestSession(stored: StoredSession, idempotencyKey: string | undefined, call: RequestCall): Session {
   const unsupported = (what: string) => (): never => {
     throw new Error(`${what} is not available on a request's view of a stored session; use the stored session itself`);
   };
   // One request acts at most once: a second invoke through the same view reads for itself.
-  let fresh = caughtUp;
+  let fresh = call.caughtUp;
+  let touchPending = call.touch;
   const invoke: Session["invoke"] = (args, options = {}) => {
     const skipRead = fresh;
     fresh = false;
-    return stored.invoke(args, { ...options, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}), ...(skipRead ? { caughtUp: true } : {}) });
+    const touch = touchPending;
+    touchPending = false;
+    return stored.invoke(args, {
+      ...options,
+      ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+      ...(skipRead ? { caughtUp: true } : {}),
+      ...(touch ? { touch: true } : {}),
+      ...(call.signal ? { signal: call.signal } : {}),
+    });
   };
   return {
     id: stored.id,

@@ -17,3 +17,9 @@ export function nonNegativeInteger(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError("expected a whole number (0 or more)");
   return Number(value);
 }
+
+/** Seconds, fractions allowed (`0.5`), more than 0. */
+export function positiveSeconds(value: string): number {
+  if (!/^\d+(\.\d+)?$/.test(value) || Number(value) <= 0) throw new InvalidArgumentError("expected a positive number of seconds (e.g. 5 or 0.5)");
+  return Number(value);
+}

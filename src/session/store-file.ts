@@ -15,7 +15,7 @@ import * as path from "node:path";
 import type { Diagnostic } from "../package/diagnostic.js";
 import { fileLog, logFileStem, readSessionLog, type SessionLog } from "./log.js";
 import type { SessionRecord } from "./records.js";
-import { checkAppend, keyText, LocalCoordination, type SessionKey, type SessionStore, type StoredRecord } from "./store.js";
+import { checkAppend, keyText, LocalCoordination, StoreCancelledError, type SessionKey, type SessionStore, type StoredRecord } from "./store.js";
 
 /** Idempotency answers kept per session file: a retry comes within seconds, never thousands of calls later. */
 export const FILE_STORE_ANSWERS_PER_SESSION = 256;
@@ -99,6 +99,7 @@ export function fileStore(dir: string): SessionStore {
     async appendAt(key, expectedSeq, records, options = {}) {
       open();
       checkAppend(expectedSeq, records);
+      if (options.signal?.aborted) throw new StoreCancelledError();
       const { file, entry } = fileOf(key);
       const stored = options.idempotencyKey === undefined ? undefined : entry.answers.get(options.idempotencyKey);
       if (stored !== undefined) return { status: "duplicate", answer: JSON.parse(stored) as unknown };
@@ -128,6 +129,7 @@ export function fileStore(dir: string): SessionStore {
         entry.answers.set(options.idempotencyKey, JSON.stringify(options.answer ?? null));
         if (entry.answers.size > FILE_STORE_ANSWERS_PER_SESSION) entry.answers.delete(entry.answers.keys().next().value!);
       }
+      if (options.touch) local.touch(key);
       return { status: "ok", nextSeq: entry.count };
     },
     async touch(key) {

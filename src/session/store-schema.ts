@@ -35,6 +35,12 @@ const MIGRATIONS: readonly string[] = [
   );
   create index skillport_activity_last_active on skillport_activity (last_active);
   `,
+  // 2: when each record was written, so conversations nobody writes to any more can be deleted
+  // (prune). A constant default: existing rows get it without a table rewrite, and count as
+  // written at the upgrade, so the first prune after it deletes nothing it could not judge.
+  `
+  alter table skillport_records add column written_at timestamptz not null default now();
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

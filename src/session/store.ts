@@ -51,6 +51,13 @@ export interface AppendOptions {
   answer?: unknown;
   /** Reach stable storage before returning (fsync, synchronous commit). */
   durable?: boolean;
+  /** Also note the session as used now (as `touch` does), in the same write. */
+  touch?: boolean;
+  /**
+   * The caller gave up (the client cancelled the request): an append not yet committed is
+   * abandoned, and nothing is written. Aborted before it starts, nothing is sent at all.
+   */
+  signal?: AbortSignal;
 }
 
 export type AppendResult =
@@ -67,8 +74,28 @@ export interface StoreSubscription {
   close(): Promise<void>;
 }
 
+/** What `prune` deleted. */
+export interface PruneResult {
+  /** Conversations deleted (ended, or with no request and no write for the age asked). */
+  sessions: number;
+  /** Replica heartbeat streams deleted (past hours nothing reads any more). */
+  heartbeats: number;
+}
+
 export interface SessionStore {
   readonly kind: "memory" | "file" | "postgres";
+  /**
+   * Answers when the store can serve a request now; throws `StoreUnavailableError` when it cannot
+   * within `timeoutMs`. Stores in this process are always ready and leave it out.
+   */
+  ping?(timeoutMs: number): Promise<void>;
+  /**
+   * Deletes conversations whose last write and last request are both older than `olderThanMs`
+   * (ended ones and ones nobody continued), with their stored answers and activity, and replica
+   * heartbeats no reader looks at any more. Only a store shared across processes keeps enough to
+   * need it.
+   */
+  prune?(olderThanMs: number): Promise<PruneResult>;
   read(key: SessionKey, fromSeq?: number, options?: StoreReadOptions): Promise<StoreRead>;
   /** Appends `records` at `expectedSeq`, `expectedSeq + 1`, …, or none of them. */
   appendAt(key: SessionKey, expectedSeq: number, records: readonly SessionRecord[], options?: AppendOptions): Promise<AppendResult>;
@@ -90,6 +117,38 @@ export interface SessionStore {
   subscribe(listener: (message: StoreMessage) => void, onReconnect?: () => void): Promise<StoreSubscription>;
   close(): Promise<void>;
 }
+
+/**
+ * The store could not answer in time, or could not be reached. Its message is safe to show a
+ * client (it names no host, statement or driver); what the driver said is the `cause`, for the
+ * server's log. A write that met this may or may not have been committed only when the failure
+ * came after the statement was sent; a store with deadlines inside the statement (PostgreSQL)
+ * refuses the write itself once its deadline has passed.
+ */
+export class StoreUnavailableError extends Error {
+  readonly code = "store_unavailable";
+
+  constructor(
+    readonly reason: "timeout" | "unreachable",
+    options: { cause?: unknown } = {},
+  ) {
+    super(reason === "timeout" ? "The session store did not answer in time" : "The session store cannot be reached", options);
+    this.name = "StoreUnavailableError";
+  }
+}
+
+/** The caller's signal aborted the operation (a cancelled request) before the store committed it. */
+export class StoreCancelledError extends Error {
+  readonly code = "cancelled";
+
+  constructor() {
+    super("The request was cancelled before it was stored");
+    this.name = "StoreCancelledError";
+  }
+}
+
+/** How long a shared store's statement may take before its caller is told the store is unavailable (SPEC §9). */
+export const DEFAULT_STORE_TIMEOUT_MS = 5000;
 
 /** PostgreSQL's NOTIFY payload limit is 8,000 bytes; every store keeps to it so none differs. */
 export const MAX_MESSAGE_BYTES = 7999;
@@ -204,6 +263,7 @@ export function memoryStore(): SessionStore {
     async appendAt(key, expectedSeq, records, options = {}) {
       open();
       checkAppend(expectedSeq, records);
+      if (options.signal?.aborted) throw new StoreCancelledError();
       const text = keyText(key);
       let session = sessions.get(text);
       const stored = options.idempotencyKey === undefined ? undefined : session?.answers.get(options.idempotencyKey);
@@ -216,6 +276,7 @@ export function memoryStore(): SessionStore {
       if (!session) sessions.set(text, (session = { records: [], answers: new Map() }));
       for (const record of records) session.records.push(JSON.stringify(record));
       if (options.idempotencyKey !== undefined) session.answers.set(options.idempotencyKey, JSON.stringify(options.answer ?? null));
+      if (options.touch) local.touch(key);
       return { status: "ok", nextSeq: session.records.length };
     },
     async touch(key) {

@@ -28,7 +28,7 @@ import { loggableArguments } from "./logged-arguments.js";
 import type { GateDecision } from "./narrowing.js";
 import type { CommitResult, EndRecord, SessionHeaderRecord, SessionRecord } from "./records.js";
 import type { SkillStats } from "./stats.js";
-import { scopePrincipal, type AppendOptions, type SessionKey, type SessionStore } from "./store.js";
+import { scopePrincipal, StoreCancelledError, type AppendOptions, type SessionKey, type SessionStore } from "./store.js";
 
 /** What an idempotency key stores for a call: which request it answered, and the answer. */
 interface StoredAnswer {
@@ -60,6 +60,10 @@ export interface StoredCallOptions extends CallOptions {
    * retry as a duplicate, so nothing is decided against stale state either way.
    */
   caughtUp?: boolean;
+  /** Abandons the call when it aborts before its record is committed (a client's `notifications/cancelled`): nothing is stored. */
+  signal?: AbortSignal;
+  /** Note the session as used with the call's own write (the store's `touch`, at no extra statement). */
+  touch?: boolean;
 }
 
 export interface StoredCheckpoint {
@@ -236,7 +240,8 @@ function storedSession(
 
   async function invoke(args: unknown, options: StoredCallOptions = {}): Promise<SkillToolInvocation> {
     return serially(async () => {
-      const { idempotencyKey, caughtUp, ...callOptions } = options;
+      const { idempotencyKey, caughtUp, signal, touch, ...callOptions } = options;
+      if (signal?.aborted) throw new StoreCancelledError();
       // A retry carries the same request; a client that reuses a request id for another request
       // (a restarted client counting from 0 again) must not be handed the old answer.
       const request = requestFingerprint(args, callOptions.userInvoked === true);
@@ -253,7 +258,7 @@ function storedSession(
           const { invocation, record } = await conversation.decideCall(args, callOptions);
           return { records: [record], value: invocation, answer: { request, invocation } satisfies StoredAnswer };
         },
-        keyed ? { idempotencyKey } : {},
+        { ...(keyed ? { idempotencyKey } : {}), ...(signal ? { signal } : {}), ...(touch ? { touch } : {}) },
         accept,
       );
     });

@@ -101,15 +101,36 @@ process.stdin.on("error", stop);
 process.stdin.resume();
 `;
 
-function guardServer(pid: number, dir: string): void {
+function guardServer(pid: number, dir: string): ChildProcess {
   const guardian = spawn(process.execPath, ["-e", GUARDIAN, String(pid), dir], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
   guardian.unref();
   // The pipe must not keep this process alive; it only has to stay open for as long as it lives.
   (guardian.stdin as unknown as { unref(): void }).unref();
+  return guardian;
+}
+
+/** A server this process started: its postmaster's PID, and what a test may do to it. */
+export interface OwnServer extends Server {
+  /** The postmaster's PID (its children are the backends). */
+  pid(): number;
+  /** SIGSTOP to the postmaster and every child: the database is frozen, connections stay open. */
+  freeze(): void;
+  /** SIGCONT to all of them again. */
+  thaw(): void;
+  /** Stops the server (fast shutdown, connections cut) and starts it again on the same port and data; resolves once it accepts connections. */
+  restart(): Promise<void>;
+  /** Stops it and removes its directory. */
+  stop(): Promise<void>;
+}
+
+/** The postmaster and its children: the processes a SIGSTOP must reach to freeze the database. */
+function clusterPids(postmaster: number): number[] {
+  const children = spawnSync("pgrep", ["-P", String(postmaster)], { encoding: "utf8" }).stdout.split("\n").filter(Boolean).map(Number);
+  return [postmaster, ...children];
 }
 
 /** Starts a throwaway server; stopped by PID (and its directory removed) when this process exits, however it exits. */
-async function startServer(bin: string): Promise<Server> {
+async function startServer(bin: string): Promise<OwnServer> {
   const user = serverUser();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "skillport-pg-"));
   const data = path.join(dir, "data");
@@ -123,33 +144,118 @@ async function startServer(bin: string): Promise<Server> {
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.error?.message}`);
   const port = await freePort();
   const logFile = path.join(dir, "server.log");
-  const log = fs.openSync(logFile, "a");
-  if (user) fs.fchownSync(log, user.uid, user.gid);
-  const child = spawn(
-    path.join(bin, "postgres"),
-    ["-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", `unix_socket_directories=${dir}`, "-c", "max_connections=200"],
-    { ...asUser, cwd: dir, stdio: ["ignore", log, log] },
-  );
-  fs.closeSync(log);
-  const stop = (): void => {
+  const launch = (): ChildProcess => {
+    const log = fs.openSync(logFile, "a");
+    if (user) fs.fchownSync(log, user.uid, user.gid);
+    const started = spawn(
+      path.join(bin, "postgres"),
+      ["-D", data, "-p", String(port), "-c", "listen_addresses=127.0.0.1", "-c", `unix_socket_directories=${dir}`, "-c", "max_connections=200"],
+      { ...asUser, cwd: dir, stdio: ["ignore", log, log] },
+    );
+    fs.closeSync(log);
+    started.unref();
+    return started;
+  };
+  let child = launch();
+  let guardian = guardServer(child.pid!, dir);
+  /** The guardian of a server this process stops itself: it must not stop a later one, or remove the data under it. */
+  const dismissGuardian = (): void => {
+    try {
+      process.kill(guardian.pid!, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  };
+  const signalAll = (signal: NodeJS.Signals): void => {
+    if (child.pid === undefined) return;
+    for (const pid of clusterPids(child.pid)) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // gone meanwhile
+      }
+    }
+  };
+  const kill = (signal: NodeJS.Signals): void => {
     // SIGQUIT: immediate shutdown; nothing in a throwaway cluster needs a checkpoint.
     if (child.pid !== undefined && child.exitCode === null) {
       try {
-        process.kill(child.pid, "SIGQUIT");
+        // A frozen cluster would never act on it.
+        signalAll("SIGCONT");
+        process.kill(child.pid, signal);
       } catch {
         // already gone
       }
     }
   };
-  process.once("exit", () => {
-    stop();
+  const exited = (target: ChildProcess): Promise<void> => {
+    if (target.exitCode !== null || target.signalCode !== null) return Promise.resolve();
+    // Referenced while waited for: an unreferenced child's exit would not keep this process alive to see it.
+    target.ref();
+    return new Promise((resolve) => target.once("exit", () => resolve()));
+  };
+  let removed = false;
+  const remove = (): void => {
+    if (removed) return;
+    removed = true;
+    kill("SIGQUIT");
     // The server may take a moment to exit; the directory goes with the next tmp clean otherwise.
     spawnSync("sh", ["-c", `for i in $(seq 50); do kill -0 ${child.pid} 2>/dev/null || break; sleep 0.05; done; rm -rf '${dir}'`]);
-  });
-  child.unref();
-  guardServer(child.pid!, dir);
+  };
+  process.once("exit", remove);
   await waitReady(bin, port, child, logFile);
-  return { adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres` };
+  return {
+    adminUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    pid: () => child.pid!,
+    freeze: () => signalAll("SIGSTOP"),
+    thaw: () => signalAll("SIGCONT"),
+    async restart() {
+      const old = child;
+      kill("SIGINT");
+      await exited(old);
+      dismissGuardian();
+      child = launch();
+      guardian = guardServer(child.pid!, dir);
+      await waitReady(bin, port, child, logFile);
+    },
+    async stop() {
+      const old = child;
+      kill("SIGQUIT");
+      await exited(old);
+      remove();
+      dismissGuardian();
+      process.off("exit", remove);
+    },
+  };
+}
+
+/**
+ * A server of the caller's own, never shared with another test file, for tests that stop,
+ * freeze or restart it; null (with why) when PostgreSQL is not installed. Throws instead when
+ * `SKILLPORT_REQUIRE_POSTGRES=1`.
+ */
+export async function ownServer(): Promise<OwnServer | { skip: string }> {
+  const bin = postgresBinDir();
+  if (!bin) {
+    const why = "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin): a test that freezes or restarts its database needs one of its own";
+    if (process.env.SKILLPORT_REQUIRE_POSTGRES === "1") throw new Error(`SKILLPORT_REQUIRE_POSTGRES=1, but ${why}`);
+    return { skip: why };
+  }
+  return startServer(bin);
+}
+
+/** A new, empty database on `server`. */
+export async function databaseOn(server: Server): Promise<string> {
+  const name = `skillport_test_${randomBytes(6).toString("hex")}`;
+  const admin = postgres(server.adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(server.adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }
 
 function server(): Promise<Server | string> {

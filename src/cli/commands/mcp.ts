@@ -1,11 +1,11 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { parseAllowedOrigin, parseBindAddress, type BindAddress } from "../../adapters/mcp-http-address.js";
-import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS } from "../../adapters/mcp-http-defaults.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS } from "../../adapters/mcp-http-defaults.js";
 import type { McpServerOptions } from "../../adapters/mcp.js";
 import type { SessionOptions } from "../../session/session.js";
 import { InvalidArgumentError } from "commander";
-import { nonNegativeInteger, portNumber, positiveInteger } from "../arg-parsers.js";
+import { nonNegativeInteger, portNumber, positiveInteger, positiveSeconds } from "../arg-parsers.js";
 import type { CommandHost } from "../command-host.js";
 import { addCommonOptions, type CommonOptions } from "../common-options.js";
 import { CliError, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
@@ -15,7 +15,7 @@ import { noSkillsFoundText } from "../search-report.js";
 import { defaultLogDir } from "../session-logs.js";
 import { packageVersion } from "../version.js";
 import { isDatabaseUrl } from "../../session/open-store.js";
-import type { SessionStore } from "../../session/store.js";
+import { DEFAULT_STORE_TIMEOUT_MS, type SessionStore } from "../../session/store.js";
 import { defaultReplicaName, startReplicaHeartbeat } from "../../session/replicas.js";
 
 /** Enough for a few dozen skills with full descriptions, small next to any client's context. */
@@ -40,6 +40,14 @@ export interface McpOptions extends Omit<CommonOptions, "json"> {
   store?: string;
   /** A folder agents may write skills into with `skill_manage`. */
   authoring?: string;
+  /** Seconds each store statement may take (default 5). */
+  storeTimeout?: number;
+  /** Seconds after which ended and idle sessions are deleted from the store; 0 = never. */
+  sessionTtl?: number;
+  /** Seconds SIGTERM waits for requests in flight. */
+  drainTimeout?: number;
+  /** Serve `GET /metrics` (Prometheus text). */
+  metrics?: boolean;
 }
 
 export function registerMcpCommand(program: Command, { out, run }: CommandHost): void {
@@ -60,6 +68,14 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
         collectOrigin,
       )
       .option("--store <url>", "with --http, keep sessions in PostgreSQL (postgres://…) so any replica on the same database serves any session")
+      .option("--store-timeout <seconds>", `with --store, how long a store statement may take before the request is answered 503 (default: ${DEFAULT_STORE_TIMEOUT_MS / 1000})`, positiveSeconds)
+      .option(
+        "--session-ttl <seconds>",
+        `with --store, delete sessions ended, or with no request, for this long (default: ${DEFAULT_SESSION_TTL_MS / 1000}; 0 = never)`,
+        nonNegativeInteger,
+      )
+      .option("--drain-timeout <seconds>", `with --http, how long SIGTERM waits for requests in flight before exiting (default: ${DEFAULT_DRAIN_TIMEOUT_MS / 1000})`, nonNegativeInteger)
+      .option("--metrics", "with --http --store, serve GET /metrics in the Prometheus text format")
       .option("--max-sessions <n>", "with --http, live sessions at most; beyond it initialize gets 503 with Retry-After (default: sized for this machine)", positiveInteger)
       .option("--watch", "rescan when skill files change and tell clients the tools, resources and prompts changed")
       .option("--authoring <dir>", "offer the `skill_manage` tool, writing skills into this folder (created if missing; private to --agent when given)")
@@ -77,6 +93,14 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   if (options.allowedOrigin !== undefined && options.http === undefined) throw new CliError("--allowed-origin only applies with --http PORT", EXIT_USAGE);
   if (options.maxSessions !== undefined && options.http === undefined) throw new CliError("--max-sessions only applies with --http PORT", EXIT_USAGE);
   if (options.store !== undefined && options.http === undefined) throw new CliError("--store only applies with --http PORT", EXIT_USAGE);
+  for (const [given, flag] of [
+    [options.storeTimeout, "--store-timeout"],
+    [options.sessionTtl, "--session-ttl"],
+    [options.metrics, "--metrics"],
+  ] as const) {
+    if (given !== undefined && options.store === undefined) throw new CliError(`${flag} only applies with --http PORT --store URL`, EXIT_USAGE);
+  }
+  if (options.drainTimeout !== undefined && options.http === undefined) throw new CliError("--drain-timeout only applies with --http PORT", EXIT_USAGE);
   if (options.store !== undefined && !isDatabaseUrl(options.store)) {
     throw new CliError(`--store takes a postgres:// URL; got ${JSON.stringify(options.store.split("@").at(-1))}`, EXIT_USAGE);
   }
@@ -87,7 +111,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
     throw new CliError("--log-dir and --no-log do not apply with --store: sessions are kept in the store", EXIT_USAGE);
   }
   const bind = options.http === undefined ? null : bindAddressOf(options);
-  const store = options.store === undefined ? undefined : await openStore(options.store);
+  const store = options.store === undefined ? undefined : await openStore(options.store, options.storeTimeout);
   let context;
   try {
     context = await openRuntime(options, out, { watch: options.watch === true, ...(store ? { store } : {}), ...(options.authoring !== undefined ? { authoring: options.authoring } : {}) });
@@ -117,8 +141,9 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
     ...(options.hideToolFromExtensionClients ? { hideToolFromExtensionClients: true } : {}),
   };
 
-  let serving: { done?: Promise<void>; notifyToolsChanged(): Promise<void>; close(): Promise<void> };
+  let serving: { done?: Promise<void>; notifyToolsChanged(): Promise<void>; close(): Promise<void>; drain?(timeoutMs: number): Promise<boolean> };
   let heartbeat: { beat(): Promise<void>; stop(): void } | null = null;
+  let metrics: import("../../adapters/mcp-http-metrics.js").ServerMetrics | null = null;
   try {
     if (options.http !== undefined) {
       const listen = {
@@ -132,7 +157,29 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
       let http: { url: string; port: number; notifyToolsChanged(): Promise<void>; close(): Promise<void> };
       if (store) {
         const { serveMcpHttpReplicated } = await import("../../adapters/mcp-http-replicated.js");
-        http = await serveMcpHttpReplicated(runtime, serverOptions, listen);
+        let sessionsOpen = (): number => 0;
+        let streamsOpen = (): number => 0;
+        if (options.metrics) {
+          // prom-client loads only here: a server without --metrics never reads it.
+          const { createServerMetrics } = await import("../../adapters/mcp-http-metrics.js");
+          metrics = await createServerMetrics({
+            store: "observe" in store ? (store as import("../../session/store-postgres.js").PostgresStore) : null,
+            sessionsOpen: () => sessionsOpen(),
+            streamsOpen: () => streamsOpen(),
+            registrySkills: () => runtime.snapshot().skills.length,
+            diagnostics: () => runtime.snapshot().diagnostics.length,
+          });
+        }
+        const replicated = await serveMcpHttpReplicated(runtime, serverOptions, {
+          ...listen,
+          // A watching server's skills change under it by design; its sessions follow them.
+          rejectOtherRegistryDigest: options.watch !== true,
+          ...(options.sessionTtl !== undefined ? { sessionTtlMs: options.sessionTtl * 1000 } : {}),
+          ...(metrics ? { metrics } : {}),
+        });
+        sessionsOpen = () => replicated.sessionsOpen();
+        streamsOpen = () => replicated.streamsOpen();
+        http = replicated;
         out.log(`sessions in ${describeDatabaseUrl(options.store!)}`);
         // Before "listening": whoever waits for that line finds this replica in the store already.
         const beating = startReplicaHeartbeat(store, defaultReplicaName(http.port), () => runtime.registryDigest(), {
@@ -176,6 +223,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
 
   const unsubscribe = options.watch
     ? runtime.onChange(() => {
+        metrics?.refresh();
         out.log("skills changed; notifying clients");
         // The store learns what this replica now serves before any client hears of the change.
         void (heartbeat?.beat() ?? Promise.resolve()).then(() => serving.notifyToolsChanged());
@@ -196,7 +244,15 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   out.log(`shutting down (${reason})`);
   unsubscribe();
   heartbeat?.stop();
+  if (reason === "SIGTERM" && serving.drain) {
+    // SIGTERM is how a supervisor or an orchestrator stops a replica: finish what is in flight.
+    const timeoutMs = (options.drainTimeout ?? DEFAULT_DRAIN_TIMEOUT_MS / 1000) * 1000;
+    out.log(`draining: refusing new sessions, finishing requests in flight (up to ${timeoutMs / 1000}s)`);
+    const finished = await serving.drain(timeoutMs);
+    out.log(finished ? "drained: every request in flight was answered" : `drain timed out after ${timeoutMs / 1000}s; requests still in flight were cut`);
+  }
   await serving.close();
+  metrics?.close();
   await runtime.close();
   await store?.close();
   setTimeout(() => process.exit(process.exitCode ?? EXIT_OK), EXIT_GRACE_MS).unref();
@@ -234,10 +290,10 @@ function bindAddressOf(options: McpOptions): BindAddress {
 }
 
 /** The PostgreSQL store, its schema created or upgraded; an unreachable database is a usage error naming it (without its password). */
-async function openStore(url: string): Promise<SessionStore> {
+async function openStore(url: string, timeoutSeconds: number | undefined): Promise<SessionStore> {
   const { postgresStore } = await import("../../session/store-postgres.js");
   try {
-    return await postgresStore(url);
+    return await postgresStore(url, timeoutSeconds !== undefined ? { timeoutMs: timeoutSeconds * 1000 } : {});
   } catch (error) {
     throw new CliError((error as Error).message, EXIT_USAGE);
   }
