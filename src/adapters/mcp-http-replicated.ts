@@ -63,6 +63,9 @@ const READINESS_STORE_DEADLINE_MS = 1000;
 const MAX_PRUNE_INTERVAL_MS = 10 * 60_000;
 /** ...and at least this far apart, so a short TTL (a test's) does not turn pruning into a loop. */
 const MIN_PRUNE_INTERVAL_MS = 1000;
+/** How long a cancellation waits for a call it overtook, and how many such are kept at most. */
+const CANCELLED_KEPT_MS = 60_000;
+const MAX_CANCELLED_KEPT = 10_000;
 /** JSON-RPC code for a request cancelled before it was stored (the code LSP uses for it). */
 const REQUEST_CANCELLED_CODE = -32800;
 /** JSON-RPC code for a session pinned to skills this replica does not serve. */
@@ -168,6 +171,19 @@ export async function serveMcpHttpReplicated(
   const streams = new Map<string, Set<http.ServerResponse>>();
   /** Calls being answered here, by idempotency key: what `notifications/cancelled` aborts. */
   const calls = new Map<string, AbortController>();
+  /**
+   * Cancellations of calls not (yet) being answered here, by key, with when they came: through a
+   * balancer a cancellation can overtake the call it cancels, which then must not be acted on.
+   */
+  const cancelled = new Map<string, number>();
+  const noteCancelled = (key: string): void => {
+    const now = Date.now();
+    for (const [old, at] of cancelled) {
+      if (now - at < CANCELLED_KEPT_MS && cancelled.size < MAX_CANCELLED_KEPT) break;
+      cancelled.delete(old);
+    }
+    cancelled.set(key, now);
+  };
   let eventCounter = 0;
   let draining = false;
   /** Requests being answered (event streams leave the count once open), and who waits for none. */
@@ -260,7 +276,11 @@ export async function serveMcpHttpReplicated(
   const onMessage = (message: StoreMessage): void => {
     if (message.kind === "list_changed") toAllStreams(CHANGE_NOTIFICATIONS);
     else if (message.kind === "end" && typeof message.sessionId === "string") forgetSession(message.sessionId);
-    else if (message.kind === "cancel" && typeof message.key === "string") calls.get(message.key)?.abort();
+    else if (message.kind === "cancel" && typeof message.key === "string") {
+      const call = calls.get(message.key);
+      if (call) call.abort();
+      else noteCancelled(message.key);
+    }
   };
   const subscription: StoreSubscription = await store.subscribe(onMessage, () => {
     options.log("mcp http: store notifications resumed; telling every open stream the lists may have changed");
@@ -283,6 +303,7 @@ export async function serveMcpHttpReplicated(
     const key = `${sessionId}:${JSON.stringify(requestId)}`;
     const local = calls.get(key);
     if (local) return local.abort();
+    noteCancelled(key);
     store.publish({ kind: "cancel", from: replicaId, key }).catch((error: unknown) => options.log(`mcp http: passing on a cancellation: ${causeText(error)}`));
   };
 
@@ -298,7 +319,7 @@ export async function serveMcpHttpReplicated(
    * so a store that cannot answer is a 503 (the transport would wrap it in a 200) and the outcome
    * is known for metrics. Anything the transport would treat otherwise goes to it.
    */
-  const answerToolCall = async (res: http.ServerResponse, connection: McpConnection, stored: StoredSession, id: string | number, args: unknown): Promise<void> => {
+  const answerToolCall = async (res: http.ServerResponse, connection: McpConnection, stored: StoredSession, id: string | number, args: unknown, replay: boolean): Promise<void> => {
     const started = performance.now();
     let outcome = "error";
     try {
@@ -306,7 +327,8 @@ export async function serveMcpHttpReplicated(
       try {
         const result = await connection.callSkillTool(args, id);
         const envelope = result.structuredContent as { data?: { status?: unknown } | null; error?: { code?: unknown } | null } | undefined;
-        outcome = String(envelope?.error?.code ?? envelope?.data?.status ?? (result.isError ? "error" : "ok"));
+        // A replay was counted when it was first answered; here it counts as what it is.
+        outcome = replay ? "replayed" : String(envelope?.error?.code ?? envelope?.data?.status ?? (result.isError ? "error" : "ok"));
         message = { result, jsonrpc: "2.0", id };
       } catch (error) {
         if (isStoreUnavailable(error)) {
@@ -346,7 +368,7 @@ export async function serveMcpHttpReplicated(
     const connection = connectionFor(stored, message.id, call);
     try {
       const direct = call.signal ? directToolCall(req, body, connection) : null;
-      if (direct) return await answerToolCall(res, connection, stored, direct.id, direct.args);
+      if (direct) return await answerToolCall(res, connection, stored, direct.id, direct.args, call.replay === true);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await connection.server.connect(transport);
       res.setHeader("mcp-session-id", stored.id);
@@ -418,13 +440,14 @@ export async function serveMcpHttpReplicated(
     if ("answer" in caught) metrics?.replay();
     // The call's own abort: `notifications/cancelled`, or its client gone before the answer.
     const controller = new AbortController();
+    if (cancelled.delete(idempotencyKey)) controller.abort();
     calls.set(idempotencyKey, controller);
     const onClose = (): void => {
       if (!res.writableFinished) controller.abort();
     };
     res.once("close", onClose);
     try {
-      return await answer(req, res, stored, body.value, { caughtUp: !("answer" in caught), touch: touchWithCall, signal: controller.signal });
+      return await answer(req, res, stored, body.value, { caughtUp: !("answer" in caught), replay: "answer" in caught, touch: touchWithCall, signal: controller.signal });
     } finally {
       res.off("close", onClose);
       if (calls.get(idempotencyKey) === controller) calls.delete(idempotencyKey);
@@ -680,6 +703,8 @@ export async function serveMcpHttpReplicated(
 interface RequestCall {
   /** The caller has just caught up and found no stored answer: the call skips its own read. */
   caughtUp: boolean;
+  /** An answer is stored under the request's idempotency key: the call repeats it. */
+  replay?: boolean;
   touch: boolean;
   signal?: AbortSignal;
 }

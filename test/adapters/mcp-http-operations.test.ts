@@ -212,6 +212,7 @@ describe("operating replicas on a shared store", { skip: db.skip ?? false, timeo
       const cancelled = await local;
       assert.equal(cancelled.status, 200);
       assert.equal(cancelled.message.error?.code, -32800);
+      await until(async () => (await lock.waiting()) === 0, "the cancelled append to leave the lock queue");
       // Sent to the other replica: it passes the cancellation on through the store.
       const remote = callSkill(a, id, 8, { name: "beta" });
       await until(async () => (await lock.waiting()) > 0, "the second call's append waiting on the lock");
@@ -240,8 +241,9 @@ describe("operating replicas on a shared store", { skip: db.skip ?? false, timeo
     const delta = (key: string): number => (samples.get(key) ?? 0) - (before.get(key) ?? 0);
     assert.equal(delta('skillport_tool_calls_total{outcome="loaded"}'), 2);
     assert.equal(delta('skillport_tool_calls_total{outcome="already_active"}'), 1);
+    assert.equal(delta('skillport_tool_calls_total{outcome="replayed"}'), 1);
     assert.equal(delta("skillport_idempotent_replays_total"), 1);
-    assert.equal(delta("skillport_tool_call_duration_seconds_count"), 3);
+    assert.equal(delta("skillport_tool_call_duration_seconds_count"), 4);
     assert.ok(delta('skillport_http_requests_total{method="POST",status="200"}') >= 5);
     assert.ok(sum(samples, "skillport_store_queries_total") > sum(before, "skillport_store_queries_total"));
     assert.ok((samples.get('skillport_store_query_duration_seconds_count{operation="append"}') ?? 0) >= 3);
