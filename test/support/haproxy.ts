@@ -37,8 +37,8 @@ export interface Backend {
 /**
  * The config docs/DEPLOY.md shows (a test holds the two to the same text): round robin, a request whose
  * connection failed or that got no response at all is sent again to another replica (the
- * server's idempotency keys make that safe), and a replica that stops answering health checks is
- * taken out of rotation within a second.
+ * server's idempotency keys make that safe), and a replica that is not ready (`GET /readyz`: draining,
+ * or its database not answering) is taken out of rotation within a second.
  */
 export function haproxyConfig(bind: string, backends: readonly Backend[]): string {
   return [
@@ -68,6 +68,9 @@ export function haproxyConfig(bind: string, backends: readonly Backend[]): strin
     "",
     "backend replicas",
     "  balance roundrobin",
+    // Out of rotation when not ready: a draining replica, or one whose database does not answer.
+    "  option httpchk GET /readyz",
+    "  http-check expect status 200",
     "  default-server check inter 500ms fall 1 rise 2",
     ...backends.map((backend) => `  server ${backend.name} ${backend.address}`),
     "",
