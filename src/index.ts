@@ -78,6 +78,10 @@ export { readSessionLog } from "./session/log.js";
 export {
   memoryStore,
   scopePrincipal,
+  StoreCancelledError,
+  StoreUnavailableError,
+  DEFAULT_STORE_TIMEOUT_MS,
+  type PruneResult,
   type AppendOptions,
   type AppendResult,
   type SessionKey,

@@ -23,3 +23,4 @@ export {
   type McpStoreRuntime,
 } from "./adapters/mcp-http-replicated.js";
 export { SKILLS_EXTENSION_ID } from "./adapters/mcp-skills-extension.js";
+export { createServerMetrics, type MetricsSources, type ServerMetrics } from "./adapters/mcp-http-metrics.js";
