@@ -86,13 +86,16 @@ async function until(check: () => Promise<boolean>, what: string, boundMs = 20_0
   }
 }
 
-/** Every sample line of a Prometheus text exposition, checked line by line, by `name{labels}`. */
+/**
+ * Every sample line of a Prometheus text exposition, checked line by line, by `name{labels}`. A
+ * value is a float as Go parses one (so `NaN` in any case, which the client library writes `Nan`).
+ */
 function parsePrometheus(text: string): Map<string, number> {
   const samples = new Map<string, number>();
   for (const line of text.split("\n")) {
     if (line === "") continue;
     if (line.startsWith("# HELP ") || line.startsWith("# TYPE ")) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (-?[0-9.e+-]+|NaN|\+Inf|-Inf)$/.exec(line);
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*",?)*\})? (-?[0-9.eE+-]+|[Nn][Aa][Nn]|[+-]Inf)$/.exec(line);
     assert.ok(match, `not a Prometheus sample line: ${JSON.stringify(line)}`);
     samples.set(`${match[1]}${match[2] ?? ""}`, Number(match[3]));
   }
