@@ -197,9 +197,13 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
         for (const listener of listeners) listener(event);
         settle();
       };
+      // A cancelled statement is waited for: the database may have committed it before the
+      // cancellation reached it, and then the caller must hear that it was stored. (A deadline
+      // is not waited for: the append's own deadline in the statement covers that case.)
+      let aborted = false;
       const onAbort = (): void => {
+        aborted = true;
         cancel();
-        finish("cancelled", () => reject(new StoreCancelledError()));
       };
       const timer = setTimeout(() => {
         cancel();
@@ -209,6 +213,7 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
       pending.then(
         (rows) => finish(classify(rows), () => resolve(rows)),
         (error: unknown) => {
+          if (aborted && (error as { code?: unknown } | null)?.code === "57014") return finish("cancelled", () => reject(new StoreCancelledError()));
           if (isUniqueViolation(error)) return finish("conflict", () => reject(error));
           const mapped = unavailable(error);
           finish(mapped.reason === "timeout" ? "timeout" : "error", () => reject(mapped));
