@@ -128,8 +128,7 @@ export function describeDatabaseUrl(url: string): string {
 export async function postgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new RangeError(`timeoutMs must be a positive number of milliseconds, not ${timeoutMs}`);
-  const sql = postgres(url, {
-    max: options.maxConnections ?? 10,
+  const connectionOptions = {
     onnotice: () => {},
     // Numbers stay numbers: sequences are integers, and nothing here is a bigint.
     types: {},
@@ -142,7 +141,17 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
       statement_timeout: Math.ceil(timeoutMs),
       idle_in_transaction_session_timeout: Math.ceil(timeoutMs) * 6,
     },
+  };
+  const sql = postgres(url, {
+    ...connectionOptions,
+    max: options.maxConnections ?? 10,
   });
+  /**
+   * Readiness asks the database, not this process's pool: a ping queued behind a busy pool would
+   * call every replica of a loaded deployment unready at once. One connection of its own, opened
+   * at the first ping.
+   */
+  let probeSql: Sql | null = null;
   let schema: SchemaOutcome | null = null;
   try {
     if (options.migrate !== false) schema = await migrateSchema(sql);
@@ -222,9 +231,9 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
     });
   }
 
-  async function measureClock(deadlineMs: number): Promise<void> {
+  async function measureClock(deadlineMs: number, client: Sql = sql): Promise<void> {
     const before = Date.now();
-    const [row] = await run<Array<{ now: number }>>("ping", () => sql<Array<{ now: number }>>`select (extract(epoch from clock_timestamp()) * 1000)::float8 as now`, undefined, deadlineMs);
+    const [row] = await run<Array<{ now: number }>>("ping", () => client<Array<{ now: number }>>`select (extract(epoch from clock_timestamp()) * 1000)::float8 as now`, undefined, deadlineMs);
     const after = Date.now();
     if (row) clockOffsetMs = row.now - (before + after) / 2;
   }
@@ -285,7 +294,8 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
     inFlight: () => inFlight,
     async ping(deadlineMs) {
       open();
-      await measureClock(deadlineMs);
+      probeSql ??= postgres(url, { ...connectionOptions, max: 1 });
+      await measureClock(deadlineMs, probeSql);
     },
     async prune(olderThanMs) {
       open();
@@ -459,7 +469,7 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
     async close() {
       if (closed) return;
       closed = true;
-      await sql.end({ timeout: 5 });
+      await Promise.all([sql.end({ timeout: 5 }), probeSql?.end({ timeout: 1 })]);
     },
   };
   return store;

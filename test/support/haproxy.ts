@@ -55,6 +55,8 @@ export function haproxyConfig(bind: string, backends: readonly Backend[]): strin
     "  option dontlognull",
     '  log-format "%ci:%cp %b/%s %ST retries=%rc %Tt %{+Q}r"',
     "  timeout connect 2s",
+    // A readiness check slower than this (a loaded machine) fails; two in a row take a replica out.
+    "  timeout check 2s",
     // Long enough for an idle GET event stream between keep-alives.
     "  timeout client 5m",
     "  timeout server 5m",
@@ -71,7 +73,7 @@ export function haproxyConfig(bind: string, backends: readonly Backend[]): strin
     // Out of rotation when not ready: a draining replica, or one whose database does not answer.
     "  option httpchk GET /readyz",
     "  http-check expect status 200",
-    "  default-server check inter 500ms fall 1 rise 2",
+    "  default-server check inter 500ms fall 2 rise 2",
     ...backends.map((backend) => `  server ${backend.name} ${backend.address}`),
     "",
   ].join("\n");
