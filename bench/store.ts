@@ -6,7 +6,8 @@
  * - `call`: a `tools/call` of `skill` through the MCP SDK client over HTTP, against the
  *   replicated server on PostgreSQL and against the single-process server with a file log, in
  *   one process, alternating, each on its own session (a repeat activation, `already_active`,
- *   so every call reads and appends the same way);
+ *   so every call reads and appends the same way); wall time, and this process's CPU time per
+ *   call (client and server both run here, so the difference is the servers');
  * - `replay`: opening a stored session of 1,000 records (header, catalog, 998 calls) from
  *   PostgreSQL and from the file store: read plus fold.
  *
@@ -35,6 +36,9 @@ export interface StoreBench {
   appendDurable: Summary;
   callStore: Summary;
   callFileLog: Summary;
+  /** This process's CPU time per call (user + system), ms: the client's share is the same on both sides. */
+  cpuStore: Summary;
+  cpuFileLog: Summary;
   replayPostgres: Summary;
   replayFile: Summary;
 }
@@ -131,13 +135,20 @@ export async function measureStore(samples = 300): Promise<StoreBench> {
     );
     const callStore: number[] = [];
     const callFileLog: number[] = [];
+    const cpuStore: number[] = [];
+    const cpuFileLog: number[] = [];
     for (let index = 0; index < samples + 20; index += 1) {
       for (const [which, client] of clients.entries()) {
         const start = performance.now();
+        const cpu = process.cpuUsage();
         const result = await client.callTool({ name: "skill", arguments: { name: "skill-1" } });
+        const used = process.cpuUsage(cpu);
         const ms = performance.now() - start;
         if ((result.structuredContent as { data?: { status?: string } }).data?.status !== "already_active") throw new Error("unexpected answer");
-        if (index >= 20) (which === 0 ? callStore : callFileLog).push(ms);
+        if (index >= 20) {
+          (which === 0 ? callStore : callFileLog).push(ms);
+          (which === 0 ? cpuStore : cpuFileLog).push((used.user + used.system) / 1000);
+        }
       }
     }
     await Promise.all(clients.map((client) => client.close()));
@@ -149,6 +160,8 @@ export async function measureStore(samples = 300): Promise<StoreBench> {
       appendDurable: summarise(appendDurable),
       callStore: summarise(callStore),
       callFileLog: summarise(callFileLog),
+      cpuStore: summarise(cpuStore),
+      cpuFileLog: summarise(cpuFileLog),
       replayPostgres: summarise(replayPostgres),
       replayFile: summarise(replayFile),
     };
@@ -171,6 +184,8 @@ export function renderStoreSection(result: StoreBench | { error: string }): stri
     row("append one call record, durable (synchronous_commit on)", result.appendDurable, "—"),
     row("tools/call through a replica with the store", result.callStore, `≤ 2× the file log (${f(result.callStore.median / result.callFileLog.median)}×)`),
     row("tools/call through the single-process server, file log", result.callFileLog, "—"),
+    row("node CPU per tools/call, replica with the store (client + server)", result.cpuStore, `${f(result.cpuStore.median / result.cpuFileLog.median)}× the file log`),
+    row("node CPU per tools/call, single process, file log (client + server)", result.cpuFileLog, "—"),
     row("replay 1,000 records from PostgreSQL (read + fold)", result.replayPostgres, "≤ 20 ms"),
     row("replay 1,000 records from the file store", result.replayFile, "—"),
     "",
