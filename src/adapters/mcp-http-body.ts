@@ -24,6 +24,16 @@ export async function readJsonBody(req: http.IncomingMessage): Promise<BodyResul
   }
 }
 
+/**
+ * Refuses a body `readJsonBody` would not take. A body cut off unread leaves the rest of it on the
+ * connection, where it would be read as the next request (or wait forever for one): a client that
+ * kept the connection alive got no answer to its next request. So a 413 closes the connection,
+ * which tells the client to send its next request on a new one.
+ */
+export function refuseBody(res: http.ServerResponse, body: Extract<BodyResult, { ok: false }>): void {
+  sendError(res, body.status, body.code, body.message, body.status === 413 ? { connection: "close" } : {});
+}
+
 export function sendError(res: http.ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));

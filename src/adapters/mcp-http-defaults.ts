@@ -7,6 +7,11 @@ import * as os from "node:os";
 
 export const DEFAULT_MCP_HTTP_HOST = "127.0.0.1";
 export const DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+/**
+ * How long a stateless (2026-07-28) request may take before it is answered 503: its answer is a
+ * listing or one file read, so anything near this is stuck, not slow.
+ */
+export const DEFAULT_STATELESS_DEADLINE_MS = 30_000;
 /** How long a client refused for lack of room is told to wait before trying again. */
 export const SESSION_CAP_RETRY_AFTER_SECONDS = 30;
 

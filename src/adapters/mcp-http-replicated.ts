@@ -39,13 +39,13 @@ import type { Session, SessionOptions } from "../session/session.js";
 import { SessionGoneError, type StoredSession, type StoredSessionOptions } from "../session/stored-session.js";
 import { StoreCancelledError, type SessionStore, type StoreMessage, type StoreSubscription } from "../session/store.js";
 import { parseAllowedOrigin, parseBindAddress, requestAllowed } from "./mcp-http-address.js";
-import { readJsonBody, sendError } from "./mcp-http-body.js";
+import { readJsonBody, refuseBody, sendError } from "./mcp-http-body.js";
 import { directToolCall } from "./mcp-http-direct-call.js";
 import type { ServerMetrics } from "./mcp-http-metrics.js";
 import { stampRegistryDigest } from "./registry-digest-header.js";
-import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS, defaultMaxSessions } from "./mcp-http-defaults.js";
+import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS, DEFAULT_STATELESS_DEADLINE_MS, defaultMaxSessions } from "./mcp-http-defaults.js";
 import { createMcpConnection, type McpConnection, type McpServerOptions, type McpSessionFactory } from "./mcp.js";
-import { answerStateless, isStatelessRequest } from "./mcp-stateless.js";
+import { isStatelessRequest, serveStatelessRequest, type StatelessLimits } from "./mcp-stateless.js";
 import { ProtocolError } from "./protocol-error.js";
 import { answerStoreUnavailable, causeText, correlationId, isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from "./store-unavailable.js";
 
@@ -87,8 +87,13 @@ export interface McpHttpReplicatedListen {
   /** Sessions with no request for this long are ended, by whichever replica claims them first; 0 = never. */
   idleTimeoutMs?: number;
   allowedOrigins?: readonly string[];
-  /** Sessions this replica keeps in memory between requests (a cache: the store holds them all). */
+  /**
+   * Sessions this replica keeps in memory between requests (a cache: the store holds them all),
+   * and stateless requests it answers at once (each holds a session while it lasts).
+   */
   maxSessions?: number;
+  /** A stateless request not answered within this long gets 503. Default 30 s. */
+  statelessDeadlineMs?: number;
   /** What this server serves (`runtime.registryDigest()`), sent as `Skillport-Registry-Digest` on every response. */
   registryDigest?: () => Promise<string>;
   /**
@@ -164,6 +169,11 @@ export async function serveMcpHttpReplicated(
   const rejectOtherDigest = listen.rejectOtherRegistryDigest !== false && listen.registryDigest !== undefined;
   const sessionTtlMs = listen.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
   if (!(Number.isFinite(sessionTtlMs) && sessionTtlMs >= 0)) throw new RangeError(`sessionTtlMs must be 0 or more milliseconds, not ${sessionTtlMs}`);
+  const stateless: StatelessLimits = {
+    inFlight: 0,
+    deadlineMs: listen.statelessDeadlineMs ?? DEFAULT_STATELESS_DEADLINE_MS,
+    busy: () => (stateless.inFlight >= maxSessions ? `${maxSessions} stateless requests are being answered, the most it serves at once` : null),
+  };
 
   /** Sessions by id, least recently used first. */
   const cache = new Map<string, { stored: StoredSession; touched: number }>();
@@ -380,13 +390,11 @@ export async function serveMcpHttpReplicated(
 
   const handlePost = async (req: http.IncomingMessage, res: http.ServerResponse, sessionId: string | undefined): Promise<void> => {
     const body = await readJsonBody(req);
-    if (!body.ok) return sendError(res, body.status, body.code, body.message);
+    if (!body.ok) return refuseBody(res, body);
     if (sessionId === undefined) {
       const protocol = req.headers["mcp-protocol-version"];
       if (isStatelessRequest(body.value, typeof protocol === "string" ? protocol : undefined)) {
-        res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify(await answerStateless(runtime, options, body.value)));
-        return;
+        return serveStatelessRequest(res, runtime, options, body.value, stateless);
       }
       if (!isInitializeRequest(body.value)) {
         return sendError(res, 400, -32000, "Bad request: no Mcp-Session-Id header; the first request must be initialize");

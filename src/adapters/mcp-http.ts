@@ -13,15 +13,21 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { parseAllowedOrigin, parseBindAddress, requestAllowed } from "./mcp-http-address.js";
-import { readJsonBody, sendError } from "./mcp-http-body.js";
+import { readJsonBody, refuseBody, sendError } from "./mcp-http-body.js";
 import { answerDirectToolCall, directToolCall } from "./mcp-http-direct-call.js";
 import { stampRegistryDigest } from "./registry-digest-header.js";
-import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, defaultMaxSessions, SESSION_CAP_RETRY_AFTER_SECONDS } from "./mcp-http-defaults.js";
+import {
+  DEFAULT_MCP_HTTP_HOST,
+  DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS,
+  DEFAULT_STATELESS_DEADLINE_MS,
+  defaultMaxSessions,
+  SESSION_CAP_RETRY_AFTER_SECONDS,
+} from "./mcp-http-defaults.js";
 
 export { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, defaultMaxSessions } from "./mcp-http-defaults.js";
 export { isLoopback } from "./mcp-http-address.js";
 import { createMcpConnection, type McpConnection, type McpServerOptions, type McpSessionFactory } from "./mcp.js";
-import { answerStateless, isStatelessRequest } from "./mcp-stateless.js";
+import { isStatelessRequest, serveStatelessRequest, type StatelessLimits } from "./mcp-stateless.js";
 
 export const MCP_HTTP_PATH = "/mcp";
 const WRITE_HIGH_WATER_MARK = 2 * 1024 * 1024;
@@ -58,8 +64,13 @@ export interface McpHttpListen {
    * says servers must validate Origin); on loopback, loopback origins are always allowed.
    */
   allowedOrigins?: readonly string[];
-  /** Live sessions at most; an initialize beyond it gets 503. Default `defaultMaxSessions()`. */
+  /**
+   * Live sessions at most; an initialize beyond it gets 503. Stateless requests being answered
+   * count as sessions (each holds one while it lasts). Default `defaultMaxSessions()`.
+   */
   maxSessions?: number;
+  /** A stateless request not answered within this long gets 503. Default 30 s. */
+  statelessDeadlineMs?: number;
   /** What this server serves (`runtime.registryDigest()`), sent as `Skillport-Registry-Digest` on every response. */
   registryDigest?: () => Promise<string>;
 }
@@ -90,8 +101,14 @@ export async function serveMcpHttp(
     await entry.connection.close();
   };
 
+  const stateless: StatelessLimits = {
+    inFlight: 0,
+    deadlineMs: listen.statelessDeadlineMs ?? DEFAULT_STATELESS_DEADLINE_MS,
+    busy: () => (entries.size + opening + stateless.inFlight >= maxSessions ? `${maxSessions} sessions and requests are live, the most it serves` : null),
+  };
+
   const openSession = async (req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> => {
-    if (entries.size + opening >= maxSessions) {
+    if (entries.size + opening + stateless.inFlight >= maxSessions) {
       return sendError(res, 503, -32000, `Server busy: ${maxSessions} sessions are live, the most it serves; try again later`, {
         "retry-after": String(SESSION_CAP_RETRY_AFTER_SECONDS),
       });
@@ -138,7 +155,7 @@ export async function serveMcpHttp(
       // request's body went through a web stream, which cost more than the tool call it carried.
       if (req.method === "POST" && isJsonContent(req.headers["content-type"])) {
         const body = await readJsonBody(req);
-        if (!body.ok) return sendError(res, body.status, body.code, body.message);
+        if (!body.ok) return refuseBody(res, body);
         // Ended while its body was read: the transport, closed by then, answers 404 as it should.
         const call = entries.get(sessionId) === entry ? directToolCall(req, body.value, entry.connection) : null;
         if (call) return answerDirectToolCall(res, entry.connection, sessionId, call);
@@ -148,12 +165,10 @@ export async function serveMcpHttp(
     }
     if (req.method !== "POST") return sendError(res, 400, -32000, "Bad request: no Mcp-Session-Id header; start with an initialize POST");
     const body = await readJsonBody(req);
-    if (!body.ok) return sendError(res, body.status, body.code, body.message);
+    if (!body.ok) return refuseBody(res, body);
     const protocol = req.headers["mcp-protocol-version"];
     if (isStatelessRequest(body.value, typeof protocol === "string" ? protocol : undefined)) {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify(await answerStateless(runtime, options, body.value)));
-      return;
+      return serveStatelessRequest(res, runtime, options, body.value, stateless);
     }
     if (!isInitializeRequest(body.value)) {
       return sendError(res, 400, -32000, "Bad request: no Mcp-Session-Id header; the first request must be initialize");
