@@ -16,7 +16,6 @@ import { readFrontmatter } from "../package/frontmatter.js";
 import { MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES } from "../package/limits.js";
 import { fileDigest } from "../package/package-digest.js";
 import { listResources } from "../package/resources.js";
-import type { FileStamp } from "../package/types.js";
 import type { RegisteredSkill } from "../registry/types.js";
 import { isCanonical, skillUri } from "./skill-uri.js";
 
@@ -50,7 +49,7 @@ export interface ServedSkill {
 
 export type EntryResult = { ok: true; served: ServedSkill } | { ok: false; reason: string };
 
-/** Digests of files already hashed, keyed by real path and stamp; bounded, oldest dropped first. */
+/** Digests of files already hashed, keyed by path and version (`PackageFile.version`); bounded, oldest dropped first. */
 export class DigestCache {
   private readonly digests = new Map<string, string>();
   constructor(private readonly limit = 20_000) {}
@@ -79,7 +78,7 @@ export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCac
   for (const rel of relPaths) {
     const stamp = await stampOf(path.join(skill.dir, ...rel.split("/")));
     if (!stamp) return refuse(`${rel} vanished while it was listed`);
-    files.push({ path: rel, size: stamp.size, stamp });
+    files.push({ path: rel, ...stamp });
   }
   files.sort((a, b) => compare(a.path, b.path));
   let total = 0;
@@ -117,13 +116,20 @@ export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCac
 interface PackageFile {
   path: string;
   size: number;
-  stamp: FileStamp;
+  /**
+   * What the digest cache knows the file's bytes by: size, mtime, ctime and inode, to the
+   * nanosecond. Not size and mtime alone: anyone who can write the file can put both back after
+   * rewriting it (`touch -d`, `utimes`), and the old digest would then be published for the new
+   * bytes. The ctime cannot be set from user space: every write and every `utimes` moves it.
+   */
+  version: string;
 }
 
-async function stampOf(file: string): Promise<FileStamp | null> {
+async function stampOf(file: string): Promise<Pick<PackageFile, "size" | "version"> | null> {
   try {
-    const stat = await fs.stat(file);
-    return stat.isFile() ? { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino } : null;
+    const stat = await fs.stat(file, { bigint: true });
+    if (!stat.isFile()) return null;
+    return { size: Number(stat.size), version: `${stat.size}\0${stat.mtimeNs}\0${stat.ctimeNs}\0${stat.ino}` };
   } catch {
     return null;
   }
@@ -132,7 +138,7 @@ async function stampOf(file: string): Promise<FileStamp | null> {
 type Hashed = { ok: true; digest: string; size: number } | { ok: false; reason: string };
 
 async function digestOf(dir: string, file: PackageFile, digests: DigestCache, sourceRoots: readonly string[]): Promise<Hashed> {
-  const key = `${dir}\0${file.path}\0${file.stamp.size}\0${file.stamp.mtimeMs}\0${file.stamp.ino}`;
+  const key = `${dir}\0${file.path}\0${file.version}`;
   const known = digests.get(key);
   if (known !== undefined) return { ok: true, digest: known, size: file.size };
   const read = await readConfinedBytes(dir, file.path, { maxBytes: SKILL_LIMITS.bytes + 1, sourceRoots });
@@ -140,7 +146,7 @@ async function digestOf(dir: string, file: PackageFile, digests: DigestCache, so
   if (read.bytes.length > SKILL_LIMITS.bytes) return { ok: false, reason: `${file.path} is over ${SKILL_LIMITS.bytes} bytes` };
   // The size published is the size of the bytes hashed, read now, not the earlier stat's.
   const digest = fileDigest(read.bytes);
-  if (read.bytes.length === file.stamp.size) digests.set(key, digest);
+  if (read.bytes.length === file.size) digests.set(key, digest);
   return { ok: true, digest, size: read.bytes.length };
 }
 
