@@ -171,7 +171,8 @@ for (const { name, skip, serve } of servers) {
 
     test("a client that leaves before its stateless answer frees its place", { timeout: 60_000 }, async () => {
       const held = heldCalls(runtimeFor());
-      const served = await serve(held.runtime, { maxSessions: 1 });
+      // A deadline far past the test's own timeout: only the client's leaving can free the place.
+      const served = await serve(held.runtime, { maxSessions: 1, statelessDeadlineMs: 10 * 60_000 });
       try {
         const req = http.request({ host: served.url.hostname, port: served.url.port, path: served.url.pathname, method: "POST", headers: POST_HEADERS, agent: false });
         req.on("error", () => {});
