@@ -580,6 +580,7 @@ export async function serveMcpHttpReplicated(
           return;
         }
         if (error instanceof SessionGoneError) {
+          options.log(`mcp http: ${error.message}`);
           if (!res.headersSent) return sendError(res, 404, -32001, "Session not found: it has ended");
         }
         const correlation = correlationId();
@@ -771,8 +772,14 @@ function requestSession(stored: StoredSession, idempotencyKey: string | undefine
   };
 }
 
-/** `<session id>:<JSON-RPC id>`, the key a retried request is recognised by; none for a notification. */
+/**
+ * `<session id>:<JSON-RPC id>`, the key a retried request is recognised by (a store keeps it as a
+ * hash: the id is as long as the client makes it); none for a notification, nor for an id JSON-RPC
+ * does not allow, which the transport refuses. The id is canonical as written: a string or an
+ * integer has one JSON spelling.
+ */
 function idempotencyKeyOf(stored: StoredSession, requestId: unknown): string | undefined {
-  return requestId === undefined || requestId === null ? undefined : `${stored.id}:${JSON.stringify(requestId)}`;
+  const valid = typeof requestId === "string" || (typeof requestId === "number" && Number.isSafeInteger(requestId));
+  return valid ? `${stored.id}:${JSON.stringify(requestId)}` : undefined;
 }
 

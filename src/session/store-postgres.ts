@@ -5,8 +5,10 @@
  * - The primary key (principal, session_id, seq) is the conflict: two writers appending at one
  *   sequence cannot both commit. An append also checks that its sequence is the next one, so
  *   no writer can leave a gap either.
- * - Idempotency answers sit in their own table keyed by (principal, session_id, key), written in
- *   the same statement as the records: a retried request finds the answer or nothing at all.
+ * - Idempotency answers sit in their own table keyed by (principal, session_id, SHA-256 of the
+ *   key), written in the same statement as the records: a retried request finds the answer or
+ *   nothing at all. The key is hashed because a client chooses how long it is (it holds the
+ *   JSON-RPC id), and an index entry has a size limit.
  * - Durability: a durable append commits with `synchronous_commit = on` (the WAL is flushed
  *   before the commit returns); every other append with `off`. A call record lost with the
  *   database server's crash is lost the way a call whose answer never arrived is (the client
@@ -22,6 +24,7 @@
  * - Fan-out: NOTIFY on one channel; each process LISTENs on its own connection, which the client
  *   re-establishes after a loss and then says so (`onReconnect`).
  */
+import { createHash } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import postgres, { type Sql } from "postgres";
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
@@ -93,6 +96,14 @@ interface Row {
   seq: number;
   record: string | null;
   answer: string | null;
+}
+
+/**
+ * What an idempotency key is stored and looked up as: its SHA-256 in hex, 64 characters whatever
+ * the key's length. Schema migration 3 hashes keys stored before it the same way.
+ */
+function answerKey(idempotencyKey: string | null): string | null {
+  return idempotencyKey === null ? null : createHash("sha256").update(idempotencyKey, "utf8").digest("hex");
 }
 
 function isUniqueViolation(error: unknown): boolean {
@@ -270,6 +281,7 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
   }
 
   async function readRows(key: SessionKey, fromSeq: number, idempotencyKey: string | null): Promise<Row[]> {
+    const answerAt = answerKey(idempotencyKey);
     // One round trip: the records and, when asked, the stored answer (seq -1 sorts it first).
     return run<Row[]>("read", () => sql<Row[]>`
       select seq, record::text as record, null::text as answer
@@ -278,7 +290,7 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
       union all
       select -1 as seq, null::text as record, answer::text as answer
         from skillport_answers
-       where ${idempotencyKey}::text is not null and principal = ${key.principal} and session_id = ${key.sessionId} and key = ${idempotencyKey}
+       where ${answerAt}::text is not null and principal = ${key.principal} and session_id = ${key.sessionId} and key = ${answerAt}
       order by seq`);
   }
 
@@ -358,6 +370,7 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
       checkAppend(expectedSeq, records);
       const lines = records.map((record) => JSON.stringify(record));
       const idempotencyKey = options.idempotencyKey ?? null;
+      const answerAt = answerKey(idempotencyKey);
       const answer = idempotencyKey === null ? null : JSON.stringify(options.answer ?? null);
       // In the database's time: a statement that only starts executing after this writes nothing.
       const deadline = new Date(Date.now() + clockOffsetMs + timeoutMs).toISOString();
@@ -385,9 +398,9 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
           ),
           answered as (
             insert into skillport_answers (principal, session_id, key, seq, answer)
-            select ${key.principal}, ${key.sessionId}, ${idempotencyKey}::text, ${expectedSeq}, ${answer}::text::json
+            select ${key.principal}, ${key.sessionId}, ${answerAt}::text, ${expectedSeq}, ${answer}::text::json
               from guard
-             where ${idempotencyKey}::text is not null and guard.next = ${expectedSeq} and guard.in_time
+             where ${answerAt}::text is not null and guard.next = ${expectedSeq} and guard.in_time
             returning 1
           ),
           touched as (

@@ -41,6 +41,13 @@ const MIGRATIONS: readonly string[] = [
   `
   alter table skillport_records add column written_at timestamptz not null default now();
   `,
+  // 3: an answer's key is the SHA-256 (hex) of the idempotency key, not the key itself: a key is
+  // as long as the client's JSON-RPC id, and one over ~2.7 KB broke every insert into the
+  // primary key's index. Keys stored before are hashed as `answerKey` hashes new ones, so a
+  // retry that straddles the upgrade still finds its answer.
+  `
+  update skillport_answers set key = encode(sha256(convert_to(key, 'UTF8')), 'hex');
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
