@@ -76,8 +76,10 @@ describe("postgres store", { skip }, () => {
 
   /** The idempotency answers stored under `idempotencyKey`, straight from the table. */
   async function answerRows(store: PostgresStore, key: SessionKey, idempotencyKey: string): Promise<number> {
+    // An answer's key is stored as the SHA-256 of the idempotency key (schema 3).
     const [row] = await store.sql<Array<{ n: number }>>`
-      select count(*)::int as n from skillport_answers where principal = ${key.principal} and session_id = ${key.sessionId} and key = ${idempotencyKey}`;
+      select count(*)::int as n from skillport_answers
+       where principal = ${key.principal} and session_id = ${key.sessionId} and key = encode(sha256(convert_to(${idempotencyKey}::text, 'UTF8')), 'hex')`;
     return row!.n;
   }
 
