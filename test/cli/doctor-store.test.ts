@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import * as path from "node:path";
 import { test } from "node:test";
 import { announceReplica } from "../../src/session/replicas.js";
+import { openSessionStore } from "../../src/session/open-store.js";
 import { postgresStore } from "../../src/session/store-postgres.js";
 import { freshDatabase } from "../support/postgres.js";
 import { startHttpServer } from "../support/mcp-server.js";
@@ -45,7 +46,8 @@ test("doctor --store reports replicas serving different digests as an error, and
   const ok = await runCli(["doctor", "--root", "skills", "--store", agreeing, "--json"], opts);
   assert.equal(ok.code, 0, ok.stderr);
   const okReport = jsonOf<DoctorJson>(ok);
-  assert.deepEqual(okReport.diagnostics, []);
+  // The replicas agree with each other; this machine serves the tree's own digest, not theirs.
+  assert.deepEqual(okReport.diagnostics.map((d) => [d.severity, d.code]), [["warning", "replica_digest_differs"]]);
   assert.deepEqual(okReport.replicas.digests.map((d) => [d.registryDigest, d.replicas.map((r) => r.replica)]), [["sha256-same", ["host-a:1:8080", "host-b:2:8080"]]]);
 
   const split = await runCli(["doctor", "--root", "skills", "--store", diverging], opts);
@@ -85,3 +87,34 @@ test("a replica serving a bundle on a store is found by doctor --store with the 
     await replica.stop();
   }
 });
+
+test("doctor --store lists the replica groups in its text report and says whether this machine's digest is among them", async () => {
+  const t = tree();
+  const opts = { cwd: t.cwd, env: t.env };
+  const own = jsonOf<{ registryDigest: string }>(await runCli(["doctor", "--root", "skills", "--json"], opts)).registryDigest;
+  const same = path.join(t.cwd, "store-same");
+  const other = path.join(t.cwd, "store-other");
+  const stores = await Promise.all([openSessionStore(same), openSessionStore(other)]);
+  try {
+    await announceReplica(stores[0]!, "host-a:1:8080", own);
+    await announceReplica(stores[0]!, "host-b:2:8080", own);
+    await announceReplica(stores[1]!, "host-c:3:8080", "sha256-elsewhere");
+  } finally {
+    await Promise.all(stores.map((store) => store.close()));
+  }
+
+  const agreeing = await runCli(["doctor", "--root", "skills", "--store", same], opts);
+  assert.equal(agreeing.code, 0, agreeing.stderr);
+  assert.match(agreeing.stdout, new RegExp(`^replicas of ${escape(same)} heard from in the last 3 minutes:\\n  ${escape(own)} \\(this machine's digest\\): host-a:1:8080, host-b:2:8080\\nthis machine: ${escape(own)} \\(a replica serves the same\\)\\n`, "m"));
+
+  const differing = await runCli(["doctor", "--root", "skills", "--store", other], opts);
+  assert.equal(differing.code, 0, differing.stderr);
+  assert.match(differing.stdout, /\[replica_digest_differs\]\n {8}this machine's skills \(.*\) are not what any replica of this store serves \(sha256-elsewhere\)\n/);
+  assert.match(differing.stdout, /^  sha256-elsewhere: host-c:3:8080\nthis machine: .* \(no replica serves it\)\n/m);
+  const json = jsonOf<{ replicas: { thisMachine: { registryDigest: string; servedByAReplica: boolean } } }>(await runCli(["doctor", "--root", "skills", "--store", other, "--json"], opts));
+  assert.deepEqual(json.replicas.thisMachine, { registryDigest: own, servedByAReplica: false });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

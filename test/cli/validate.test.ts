@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { CORPUS, tempDir, writeSkill } from "../support/tmp.js";
+import { CORPUS, EXAMPLES, tempDir, writeSkill } from "../support/tmp.js";
 import { jsonOf, runCli } from "./cli-process.js";
 
 const root = tempDir("skillport-validate-");
@@ -119,3 +119,11 @@ test("no path at all is a usage error (exit 2) with the usage on stderr", async 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
+
+test("every bundled example skill passes the reference validator's checks (validate examples/skills/* exits 0)", async () => {
+  const skills = fs.readdirSync(EXAMPLES).map((name) => path.join(EXAMPLES, name));
+  assert.ok(skills.length >= 3);
+  const run = await runCli(["validate", ...skills]);
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  assert.equal(run.stdout, skills.map((dir) => `Valid skill: ${dir}\n`).join(""));
+});

@@ -6,7 +6,7 @@ import { diagnostic, type Diagnostic } from "../../package/diagnostic.js";
 import type { CommandHost } from "../command-host.js";
 import { addCommonOptions, type CommonOptions } from "../common-options.js";
 import { CliError, EXIT_FAILURE_FOUND, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
-import { recentReplicas, replicasByDigest, REPLICA_SEEN_WITHIN_MS } from "../../session/replicas.js";
+import { recentReplicas, replicasByDigest, REPLICA_SEEN_WITHIN_MS, type ReplicaBeat } from "../../session/replicas.js";
 import { writeJson, type CliOutput } from "../output.js";
 import { oneLineShown, withHiddenCharactersShown } from "../../package/display-text.js";
 import { isScoped, withRuntime } from "../runtime-context.js";
@@ -28,9 +28,11 @@ export function registerDoctorCommand(program: Command, { out, run }: CommandHos
 
 export async function doctorCommand(options: DoctorOptions, out: CliOutput): Promise<ExitCode> {
   // Read before the skills: a store that cannot be opened is a usage error, and says so first.
-  const replicas = options.store === undefined ? null : await replicaReport(options.store, process.cwd());
+  const beats = options.store === undefined ? null : await recentBeats(options.store, process.cwd());
   return withRuntime(options, out, async ({ runtime, scope, cwd }): Promise<ExitCode> => {
     const registry = runtime.registry(scope);
+    const registryDigest = await runtime.registryDigest();
+    const replicas = beats === null ? null : replicaReport(beats, storeShown(options.store!), registryDigest);
     // A person acting as an agent or project sees what that scope sees, and no other's errors.
     // Installed skills belong to the default folders; a run given its own roots or a bundle is about those alone.
     const installed = options.root?.length || options.bundle !== undefined ? [] : await installedSkillDiagnostics(cwd, os.homedir());
@@ -44,24 +46,20 @@ export async function doctorCommand(options: DoctorOptions, out: CliOutput): Pro
         errors,
         warnings,
         diagnostics,
-        registryDigest: await runtime.registryDigest(),
+        registryDigest,
         ...(replicas ? { replicas: replicas.json } : {}),
       });
     } else {
       out.data(withHiddenCharactersShown(renderReport(diagnostics, cwd)));
+      if (replicas) out.data(withHiddenCharactersShown(replicas.text));
       out.data(`${skills} skill${skills === 1 ? "" : "s"} loaded; ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}\n`);
     }
     return errors > 0 ? EXIT_FAILURE_FOUND : EXIT_OK;
   });
 }
 
-/**
- * The replicas heard from recently on a shared store, grouped by the digest each serves. More than
- * one digest is an error: one conversation may be answered from different skills depending on
- * which replica a request reaches. None heard from is a warning (nothing serves this store, or
- * its replicas predate heartbeats).
- */
-async function replicaReport(spec: string, cwd: string): Promise<{ diagnostics: Diagnostic[]; json: unknown }> {
+/** The replicas heard from recently on a store; a store that cannot be opened is a usage error. */
+async function recentBeats(spec: string, cwd: string): Promise<ReplicaBeat[]> {
   const { openSessionStore } = await import("../../session/open-store.js");
   let store;
   try {
@@ -69,13 +67,23 @@ async function replicaReport(spec: string, cwd: string): Promise<{ diagnostics: 
   } catch (error) {
     throw new CliError(`--store: ${(error as Error).message}`, EXIT_USAGE);
   }
-  let beats;
   try {
-    beats = await recentReplicas(store);
+    return await recentReplicas(store);
   } finally {
     await store.close();
   }
-  const where = storeShown(spec);
+}
+
+/**
+ * The replicas heard from recently on a shared store, grouped by the digest each serves, beside
+ * this machine's own digest. More than one digest among the replicas is an error: one
+ * conversation may be answered from different skills depending on which replica a request
+ * reaches. None heard from is a warning (nothing serves this store, or its replicas predate
+ * heartbeats). This machine serving another digest than every replica is a warning, not an
+ * error: an operator's checkout may differ from the deploy on purpose, but one checking the
+ * bundle it is about to roll out wants to know.
+ */
+function replicaReport(beats: readonly ReplicaBeat[], where: string, ownDigest: string): { diagnostics: Diagnostic[]; json: unknown; text: string } {
   const groups = replicasByDigest(beats);
   const within = `${REPLICA_SEEN_WITHIN_MS / 60_000} minutes`;
   const diagnostics: Diagnostic[] = [];
@@ -85,12 +93,24 @@ async function replicaReport(spec: string, cwd: string): Promise<{ diagnostics: 
     const described = groups.map((group) => `${group.registryDigest} (${group.replicas.length} replica${group.replicas.length === 1 ? "" : "s"}: ${group.replicas.join(", ")})`);
     diagnostics.push(diagnostic(where, "error", "replicas_diverge", `replicas of this store serve different skills: ${described.join("; ")}`));
   }
+  const matches = groups.some((group) => group.registryDigest === ownDigest);
+  if (groups.length > 0 && !matches) {
+    diagnostics.push(
+      diagnostic(where, "warning", "replica_digest_differs", `this machine's skills (${ownDigest}) are not what any replica of this store serves (${groups.map((g) => g.registryDigest).join(", ")})`),
+    );
+  }
   const json = {
     store: where,
     seenWithinMs: REPLICA_SEEN_WITHIN_MS,
+    thisMachine: { registryDigest: ownDigest, servedByAReplica: matches },
     digests: groups.map((group) => ({ registryDigest: group.registryDigest, replicas: beats.filter((beat) => beat.registryDigest === group.registryDigest) })),
   };
-  return { diagnostics, json };
+  const lines = [`replicas of ${where} heard from in the last ${within}:${groups.length === 0 ? " none" : ""}`];
+  for (const group of groups) {
+    lines.push(`  ${group.registryDigest}${group.registryDigest === ownDigest ? " (this machine's digest)" : ""}: ${group.replicas.join(", ")}`);
+  }
+  lines.push(`this machine: ${ownDigest}${groups.length === 0 ? "" : matches ? " (a replica serves the same)" : " (no replica serves it)"}`);
+  return { diagnostics, json, text: `${lines.join("\n")}\n` };
 }
 
 /** A store as it may be shown: a URL without its password. */
