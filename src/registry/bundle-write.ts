@@ -2,7 +2,9 @@
  * `bundle DIR OUT`: copies a tree of skills into an immutable, digest-named directory
  * `OUT/sha256-<hex>/` (the tree under `skills/`, its lock beside it). The copy is built in a
  * temporary directory inside OUT and renamed into place in one step, so OUT never holds a
- * partial bundle, and an existing bundle is never overwritten.
+ * partial bundle, and an existing bundle is never overwritten. Writing a tree whose bundle is
+ * already there, intact, is not a failure: the digest names the content, so the bundle asked for
+ * exists (a deploy script may run twice); one that is there but does not match its lock is refused.
  */
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
@@ -19,6 +21,7 @@ import {
   READ_ONLY_FILE_MODE,
   type LockedFile,
 } from "./bundle-lock.js";
+import { verifyBundle } from "./bundle-verify.js";
 import { isInside } from "./discover.js";
 
 export interface BundleResult {
@@ -30,6 +33,8 @@ export interface BundleResult {
   bytes: number;
   /** Entries not bundled, with why (links leading out of DIR, non-regular files, link loops). */
   skipped: Array<{ path: string; reason: string }>;
+  /** The same bundle was already in OUT, whole and matching its lock: nothing was written. */
+  unchanged: boolean;
 }
 
 /** A bundle that cannot be written as asked; `usage` when DIR or OUT is not what the command needs. */
@@ -123,21 +128,32 @@ export async function writeBundle(sourceDir: string, outDir: string): Promise<Bu
     syncDirectory(temp);
     const digest = lockDigest(lock);
     const target = path.join(out, digest);
-    if (exists(target)) throw new BundleError(`${target} already exists; a bundle is never overwritten`, "refused");
+    const result: BundleResult = { digest, dir: target, files: files.length, bytes, skipped, unchanged: false };
+    if (exists(target)) return await alreadyThere(target, temp, result);
     try {
       fs.renameSync(temp, target);
     } catch (error) {
       // An empty directory made in the meantime would be replaced by rename(2); a full one refuses it.
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOTEMPTY" || code === "EEXIST") throw new BundleError(`${target} already exists; a bundle is never overwritten`, "refused");
+      if (code === "ENOTEMPTY" || code === "EEXIST") return await alreadyThere(target, temp, result);
       throw error;
     }
     syncDirectory(out);
-    return { digest, dir: target, files: files.length, bytes, skipped };
+    return result;
   } catch (error) {
     fs.rmSync(temp, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** The bundle is in OUT already: fine when it matches its lock and its name, refused otherwise. */
+async function alreadyThere(target: string, temp: string, result: BundleResult): Promise<BundleResult> {
+  const check = await verifyBundle(target);
+  if (check.problems.length > 0) {
+    throw new BundleError(`${target} already exists and does not match its lock (${check.problems[0]}); a bundle is never overwritten`, "refused");
+  }
+  fs.rmSync(temp, { recursive: true, force: true });
+  return { ...result, unchanged: true };
 }
 
 function realDirectory(dir: string, role: string): string {

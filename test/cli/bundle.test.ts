@@ -15,7 +15,7 @@ function tree(): { cwd: string; env: Record<string, string>; skills: string; out
   return { cwd: box.cwd, env: box.env, skills, out: path.join(box.cwd, "bundles") };
 }
 
-test("bundle prints the bundle directory on stdout, refuses to write it twice, and --verify checks it", async () => {
+test("bundle prints the bundle directory on stdout, leaves an identical bundle already there unchanged (exit 0), refuses one that no longer matches its lock, and --verify checks it", async () => {
   const t = tree();
   const opts = { cwd: t.cwd, env: t.env };
   const made = await runCli(["bundle", "skills", "bundles"], opts);
@@ -26,9 +26,14 @@ test("bundle prints the bundle directory on stdout, refuses to write it twice, a
   assert.match(made.stderr, /^bundle sha256-[0-9a-f]{64}: 2 files, \d+ bytes$/m);
 
   const again = await runCli(["bundle", "skills", "bundles", "--json"], opts);
-  assert.equal(again.code, 1);
-  assert.equal(again.stdout, "");
-  assert.match(again.stderr, /^error: .*already exists; a bundle is never overwritten$/m);
+  assert.equal(again.code, 0, again.stderr);
+  const unchanged = jsonOf<{ dir: string; unchanged: boolean }>(again);
+  assert.deepEqual([unchanged.dir, unchanged.unchanged], [dir, true]);
+  assert.deepEqual(fs.readdirSync(t.out), [path.basename(dir)], "no temporary directory is left behind");
+  const againText = await runCli(["bundle", "skills", "bundles"], opts);
+  assert.equal(againText.code, 0, againText.stderr);
+  assert.equal(againText.stdout, `${dir}\n`);
+  assert.match(againText.stderr, /^bundle sha256-[0-9a-f]{64} was already there, whole: 2 files, \d+ bytes; nothing written$/m);
 
   const verified = await runCli(["bundle", "--verify", dir], opts);
   assert.equal(verified.code, 0, verified.stdout);
@@ -37,6 +42,10 @@ test("bundle prints the bundle directory on stdout, refuses to write it twice, a
   const broken = await runCli(["bundle", "--verify", dir, "--json"], opts);
   assert.equal(broken.code, 1);
   assert.deepEqual(jsonOf<{ ok: boolean; problems: string[] }>(broken).problems, ["beta/SKILL.md has mode 0600, the lock says 0444"]);
+  const overBroken = await runCli(["bundle", "skills", "bundles"], opts);
+  assert.equal(overBroken.code, 1);
+  assert.equal(overBroken.stdout, "");
+  assert.match(overBroken.stderr, /^error: .*already exists and does not match its lock \(beta\/SKILL.md has mode 0600, the lock says 0444\); a bundle is never overwritten$/m);
 });
 
 test("bundle usage errors exit 2: no OUT, OUT inside DIR, DIR missing, --verify with OUT", async () => {

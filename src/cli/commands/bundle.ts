@@ -41,7 +41,8 @@ export async function bundleCommand(dir: string, outDir: string | undefined, opt
     writeJson(out, result);
   } else {
     out.data(`${result.dir}\n`);
-    out.log(`bundle ${result.digest}: ${result.files} file${result.files === 1 ? "" : "s"}, ${result.bytes} bytes`);
+    const files = `${result.files} file${result.files === 1 ? "" : "s"}, ${result.bytes} bytes`;
+    out.log(result.unchanged ? `bundle ${result.digest} was already there, whole: ${files}; nothing written` : `bundle ${result.digest}: ${files}`);
   }
   return EXIT_OK;
 }
