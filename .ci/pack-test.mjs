@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Packs the project as `npm pack` does (the `prepare` build included), installs the tarball into
+// Packs the project as `npm pack` does (the `prepack` build included), installs the tarball into
 // an empty project and uses it the way a user would: the CLI through npx, the MCP server over
 // stdio, and the library's two entry points. Exits non-zero on the first thing that fails.
 import { execFileSync, spawnSync } from "node:child_process";
@@ -32,7 +32,7 @@ try {
   step("npm pack");
   const packed = JSON.parse(run(npm, ["pack", "--json", "--pack-destination", work], repo).stdout.slice(0))[0];
   const files = packed.files.map((f) => f.path);
-  const required = ["LICENSE", "README.md", "package.json", "dist/src/cli/main.js", "dist/src/index.js", "dist/src/index.d.ts", "dist/src/mcp.js", "dist/src/adapters/ai-sdk.js", "examples/skills/release-notes/SKILL.md"];
+  const required = ["LICENSE", "README.md", "docs/CLI.md", "docs/DEPLOY.md", "package.json", "dist/src/cli/main.js", "dist/src/index.js", "dist/src/index.d.ts", "dist/src/mcp.js", "dist/src/adapters/ai-sdk.js", "examples/skills/release-notes/SKILL.md"];
   for (const file of required) if (!files.includes(file)) fail(`the tarball lacks ${file}`);
   const stray = files.filter((f) => f.endsWith(".map") || f.endsWith(".ts") && !f.endsWith(".d.ts") || f.startsWith("test/") || f.startsWith("src/") || f === "examples/demo.ts");
   if (stray.length > 0) fail(`the tarball ships files that do not run from it: ${stray.join(", ")}`);
@@ -41,7 +41,9 @@ try {
   fs.mkdirSync(project);
   fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "skillport-pack-probe", private: true, type: "module" }));
   step(`npm install ${packed.filename}`);
-  run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", path.join(work, packed.filename)], project);
+  const installed = run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", path.join(work, packed.filename)], project);
+  // The package runs no script when installed: its build happens before packing.
+  if (/install-scripts|allowScripts/.test(installed.stderr)) fail(`installing the tarball warns about scripts:\n${installed.stderr}`);
 
   step("npx skillport --help");
   const help = run(npx, ["--no-install", "skillport", "--help"], project).stdout;
@@ -94,6 +96,29 @@ console.log("ok");
   );
   const probe = run(process.execPath, ["probe.mjs"], project).stdout;
   if (probe.trim() !== "ok") fail(`probe printed ${probe}`);
+
+  // Node 20.19 loads ES modules through require(): CommonJS callers get the same library.
+  step('require("skillport") and require("skillport/mcp") from CommonJS');
+  fs.writeFileSync(
+    path.join(project, "require-probe.cjs"),
+    `
+const { createSkillRuntime } = require("skillport");
+const { serveMcpStdio } = require("skillport/mcp");
+if (typeof serveMcpStdio !== "function") throw new Error("skillport/mcp: " + typeof serveMcpStdio);
+(async () => {
+  const runtime = await createSkillRuntime({ sources: [{ path: ${JSON.stringify(examples)}, origin: "bundled" }] });
+  const session = runtime.session({ log: false });
+  const loaded = await session.call({ name: "commit-message" });
+  if (!loaded.ok || loaded.data.status !== "loaded") throw new Error("activation: " + JSON.stringify(loaded));
+  session.close();
+  await runtime.close();
+  console.log("ok");
+})().catch((error) => { console.error(error); process.exit(1); });
+`,
+  );
+  const viaRequire = run(process.execPath, ["require-probe.cjs"], project);
+  if (viaRequire.stdout.trim() !== "ok") fail(`require probe printed ${viaRequire.stdout}${viaRequire.stderr}`);
+  if (/ExperimentalWarning/.test(viaRequire.stderr)) process.stderr.write(`pack-test: note: ${viaRequire.stderr.trim().split("\n")[0]}\n`);
 
   step("skillport/ai-sdk without ai says what to install");
   fs.writeFileSync(

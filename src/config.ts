@@ -137,6 +137,7 @@ export function parseConfig(text: string, file: string, home: string = os.homedi
       if (source.maxDirectories !== undefined) resolved.maxDirectories = source.maxDirectories;
       if (source.followExternalLinks !== undefined) resolved.followExternalLinks = source.followExternalLinks;
       if (source.linkRoot !== undefined) resolved.linkRoot = resolveSourcePath(source.linkRoot, baseDir, home);
+      if (source.optional !== undefined) resolved.optional = source.optional;
       return resolved;
     });
   }
@@ -217,7 +218,7 @@ function describeIssue(issue: Issue): string {
 function allowedKeysHint(issuePath: readonly PropertyKey[]): string {
   const [top, , third] = issuePath;
   if (issuePath.length === 0) return "allowed: sources, agents, projects";
-  if (top === "sources") return "allowed: path, origin, projectId, label, agentId, maxDirectories, followExternalLinks, linkRoot";
+  if (top === "sources") return "allowed: path, origin, projectId, label, agentId, maxDirectories, followExternalLinks, linkRoot, optional";
   if (top === "agents" && third === undefined) return "allowed: allowedSkills, excludedSkills, allowedTools, deniedTools";
   if (top === "projects" && third === undefined) return "allowed: label, disabledSkills, sharedSkills, toolWhitelist";
   return "remove it or check its spelling";

@@ -27,6 +27,7 @@ export const SOURCE_FIELDS = {
   linkRoot: "text",
   writable: "flag",
   trusted: "flag",
+  optional: "flag",
 } as const satisfies Record<keyof SkillSource, FieldKind>;
 
 export const AGENT_POLICY_FIELDS = {

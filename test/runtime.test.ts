@@ -27,6 +27,29 @@ test("with no sources, the default project and user directories are scanned; mis
   assert.equal(runtime.snapshot().version, 1);
 });
 
+test("a named source that does not exist is a source_missing warning, gone once the folder exists; default folders stay silent", async (t) => {
+  const root = tempDir(t, "skillport-runtime-missing-");
+  const missing = path.join(root, "not-yet");
+  const runtime = await createSkillRuntime({ sources: [{ path: missing, origin: "project" }], env: {} });
+  t.after(() => runtime.close());
+  assert.equal(runtime.registry().list().length, 0);
+  assert.deepEqual(
+    runtime.diagnostics().map((d) => [d.path, d.severity, d.code]),
+    [[missing, "warning", "source_missing"]],
+  );
+  assert.match(runtime.diagnostics()[0]!.message, /does not exist; it contributes no skills until it is created/);
+
+  writeSkill(missing, "now-here");
+  await runtime.refresh();
+  assert.deepEqual(runtime.registry().list().map((s) => s.name), ["now-here"]);
+  assert.deepEqual(runtime.diagnostics(), []);
+
+  // The same folder marked optional, as the default folders are, is an empty contribution without a word.
+  const quiet = await createSkillRuntime({ sources: [{ path: path.join(root, "never"), origin: "global", optional: true }], env: {} });
+  t.after(() => quiet.close());
+  assert.deepEqual(quiet.diagnostics(), []);
+});
+
 test("agent and project policies shape each scope; project labels come from the project policy", async (t) => {
   const root = tempDir(t);
   writeSkill(path.join(root, "global"), "shared-a");

@@ -29,13 +29,25 @@ export function readConfig(options: CommonOptions, cwd: string): SkillportConfig
 
 /**
  * The sources a command scans: `--root` directories (all `global`, in the order given) replace
- * everything else; otherwise the config's sources; otherwise the runtime's defaults.
+ * everything else; otherwise the config's sources; otherwise the runtime's defaults. A `--root`
+ * that does not exist is a usage error, unless the command watches: then it is a warning, and
+ * the folder is served once it is created (an editor's MCP config names a workspace's skill
+ * folder before the workspace has one).
  */
-export function sourcesFor(options: CommonOptions, config: SkillportConfig | null, cwd: string): SkillSource[] | undefined {
+export function sourcesFor(options: CommonOptions, config: SkillportConfig | null, cwd: string, out: CliOutput, watch = false): SkillSource[] | undefined {
   if (options.root && options.root.length > 0) {
-    return options.root.map((root) => ({ path: existingDirectory(root, cwd, "--root"), origin: "global" as const }));
+    return options.root.map((root) => ({ path: rootDirectory(root, cwd, out, watch), origin: "global" as const }));
   }
   return config?.sources;
+}
+
+function rootDirectory(root: string, cwd: string, out: CliOutput, watch: boolean): string {
+  const absolute = path.resolve(cwd, root);
+  if (watch && !fs.existsSync(absolute)) {
+    out.log(`warning: --root ${root}: directory does not exist (${absolute}); watching for it: skills created there will be served`);
+    return absolute;
+  }
+  return existingDirectory(root, cwd, "--root");
 }
 
 function existingDirectory(root: string, cwd: string, option: string): string {
@@ -65,7 +77,7 @@ export async function openRuntime(
   const scope: Scope = {};
   if (options.agent) scope.agentId = options.agent;
   if (options.project) scope.projectId = options.project;
-  const configured = sourcesFor(options, config, cwd) ?? defaultSources(cwd, os.homedir());
+  const configured = sourcesFor(options, config, cwd, out, watch) ?? defaultSources(cwd, os.homedir());
   const sources = authoring === undefined ? configured : [authoringSource(authoring, cwd, scope), ...configured];
   warnAboutUnknownScope(scope, config, sources, out);
   const runtime = await withProgress(

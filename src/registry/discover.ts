@@ -53,6 +53,8 @@ export interface WalkOptions {
   privateRoots: readonly PrivateRoot[];
   /** The agent whose source this is; absent for shared and project sources. */
   agentId?: string;
+  /** Say so (a `source_missing` warning) when the source does not exist; off for the default folders. */
+  reportsMissing?: boolean;
 }
 
 export const DEFAULT_WALK_OPTIONS: WalkOptions = Object.freeze({
@@ -149,8 +151,16 @@ export async function discoverSource(
     realRoot = fs.realpathSync.native(root);
   } catch (error) {
     const code = errorCode(error);
-    // A missing source is an empty contribution (SPEC §2), not a problem to report.
-    if (code === "ENOENT" || code === "ENOTDIR") return result;
+    // A missing source is an empty contribution (SPEC §2), not an error; but a path someone named
+    // and mistyped must not serve nothing without a word, so a named source says it is missing.
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      if (options.reportsMissing) {
+        result.diagnostics.push(
+          diagnostic(root, "warning", "source_missing", `Source ${root} does not exist; it contributes no skills until it is created (a watching runtime picks it up then)`),
+        );
+      }
+      return result;
+    }
     if (code === "ELOOP") {
       result.diagnostics.push(diagnostic(root, "error", "symlink_loop", `Source ${root} is a symlink loop; it contributes no skills`));
       return result;

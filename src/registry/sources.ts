@@ -21,9 +21,13 @@ export function defaultLabel(origin: Origin): string {
   return DEFAULT_LABEL[origin];
 }
 
-/** Folders of skills inside a project directory and inside the home directory, in precedence order. */
-const PROJECT_FOLDERS = [".agents/skills", ".claude/skills"] as const;
-const GLOBAL_FOLDERS = [".agents/skills", ".claude/skills", ".codex/skills"] as const;
+/**
+ * Folders of skills inside a project directory and inside the home directory, in precedence order.
+ * `.agent/skills` (singular) is where `openskills install --universal` puts skills; it comes last,
+ * so the standard folders win a name clash.
+ */
+const PROJECT_FOLDERS = [".agents/skills", ".claude/skills", ".agent/skills"] as const;
+const GLOBAL_FOLDERS = [".agents/skills", ".claude/skills", ".codex/skills", ".agent/skills"] as const;
 
 /**
  * The sources the CLI and MCP server use when none are configured (SPEC §2): the project folders
@@ -43,10 +47,10 @@ export function defaultSources(cwd: string, home: string): SkillSource[] {
   for (const dir of dirs) {
     for (const folder of PROJECT_FOLDERS) {
       const folderPath = path.resolve(dir, folder);
-      if (!globals.includes(folderPath)) sources.push({ path: folderPath, origin: "project", linkRoot });
+      if (!globals.includes(folderPath)) sources.push({ path: folderPath, origin: "project", linkRoot, optional: true });
     }
   }
-  for (const folderPath of globals) sources.push({ path: folderPath, origin: "global" });
+  for (const folderPath of globals) sources.push({ path: folderPath, origin: "global", optional: true });
   return sources;
 }
 
@@ -121,6 +125,7 @@ export function walkOptionsOf(source: SkillSource, privateRoots: readonly Privat
   };
   if (source.linkRoot !== undefined) options.linkRoot = source.linkRoot;
   if (source.origin === "agent" && source.agentId !== undefined) options.agentId = source.agentId;
+  if (source.optional !== true) options.reportsMissing = true;
   return options;
 }
 

@@ -34,6 +34,12 @@ export interface SkillSource {
   writable?: boolean;
   /** With `writable`: honour `allowed-tools` and env requirements of the skills written here. */
   trusted?: boolean;
+  /**
+   * A folder that may well not exist (the default folders): missing, it contributes nothing
+   * without a word. Any other source that does not exist gets a `source_missing` warning, since
+   * a path someone named and mistyped would otherwise just serve no skills.
+   */
+  optional?: boolean;
 }
 
 /** A loaded skill together with where it came from. */

@@ -274,6 +274,35 @@ test("--watch with the default folders: a folder created after start is watched,
   }
 });
 
+test("mcp --root with a folder that does not exist yet and --watch starts with a warning, and serves skills created there later", { timeout: 120_000 }, async () => {
+  const missing = path.join(tree.cwd, "workspace-without-skills", ".agents", "skills");
+  const live = await connect(["--root", missing, "--watch", "--no-log"], tree.env, tree.cwd);
+  try {
+    let changed = 0;
+    live.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changed += 1));
+    assert.equal(dataOf<ListData>(await callSkill(live.client, {})).count, 0);
+    assert.match(live.stderr(), /^warning: --root .*: directory does not exist \(.*\); watching for it/m);
+
+    writeSkill(missing, "arrived-later", "name: arrived-later\ndescription: Written after the server started, into a folder that did not exist.");
+    await eventually(() => changed > 0, "tools/list_changed once the folder and its skill exist");
+    const listed = dataOf<ListData>(await callSkill(live.client, {}));
+    assert.deepEqual(listed.skill_groups.flatMap((g) => g.skills.map((skill) => skill.name)), ["arrived-later"]);
+  } finally {
+    await live.client.close();
+  }
+});
+
+test("mcp --root with a folder that does not exist, without --watch, is a usage error (exit 2)", { timeout: 60_000 }, async () => {
+  const missing = path.join(tree.cwd, "no-such-folder");
+  const { command, args } = serverCommand(["--root", missing, "--no-log"]);
+  const child = spawn(command, args, { cwd: tree.cwd, env: tree.env, stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  assert.equal(code, 2);
+  assert.match(stderr, /^error: --root .*no-such-folder: directory does not exist/m);
+});
+
 test("a killed client (its end of the pipe gone) still leaves the server's log readable", async () => {
   const logDir = path.join(tree.cwd, "killed-logs");
   const { command, args } = serverCommand(["--root", tree.root, "--log-dir", logDir]);

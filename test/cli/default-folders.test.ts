@@ -29,7 +29,7 @@ function layout() {
 
 const skill = (root: string, name: string, description: string) => writeSkill(root, name, `name: ${name}\ndescription: ${description}`);
 
-test("without --root, list reads every default folder: project folders up to the repository root, then the three global ones", async () => {
+test("without --root, list reads every default folder: project folders up to the repository root, then the four global ones, openskills' .agent/skills included", async () => {
   const { top, repo, web, home, env } = layout();
   skill(path.join(web, ".agents", "skills"), "in-web", "Nearest project folder.");
   skill(path.join(repo, "apps", ".claude", "skills"), "in-apps", "A parent inside the repository.");
@@ -38,6 +38,8 @@ test("without --root, list reads every default folder: project folders up to the
   skill(path.join(home, ".agents", "skills"), "g-agents", "Global, .agents.");
   skill(path.join(home, ".claude", "skills"), "g-claude", "Global, .claude.");
   skill(path.join(home, ".codex", "skills"), "g-codex", "Global, .codex.");
+  skill(path.join(web, ".agent", "skills"), "in-web-universal", "Where openskills install --universal writes.");
+  skill(path.join(home, ".agent", "skills"), "g-agent", "Global, openskills' .agent.");
 
   const run = await runCli(["list", "--json"], { cwd: web, env });
   assert.equal(run.code, 0, run.stderr);
@@ -46,11 +48,13 @@ test("without --root, list reads every default folder: project folders up to the
     list.skills.map((s) => [s.name, s.origin]),
     [
       ["in-web", "project"],
+      ["in-web-universal", "project"],
       ["in-apps", "project"],
       ["in-root", "project"],
       ["g-agents", "global"],
       ["g-claude", "global"],
       ["g-codex", "global"],
+      ["g-agent", "global"],
     ],
   );
 });
@@ -74,20 +78,24 @@ test("No skills found names every folder searched, nearest first, and which are 
   const searched = [
     path.join(web, ".agents", "skills"),
     path.join(web, ".claude", "skills"),
+    path.join(web, ".agent", "skills"),
     path.join(repo, "apps", ".agents", "skills"),
     path.join(repo, "apps", ".claude", "skills"),
+    path.join(repo, "apps", ".agent", "skills"),
     path.join(repo, ".agents", "skills"),
     path.join(repo, ".claude", "skills"),
+    path.join(repo, ".agent", "skills"),
     path.join(home, ".agents", "skills"),
     path.join(home, ".claude", "skills"),
     path.join(home, ".codex", "skills"),
+    path.join(home, ".agent", "skills"),
   ];
   const lines = run.stderr.split("\n");
   const start = lines.findIndex((line) => line.startsWith("No skills found"));
   assert.ok(start >= 0, run.stderr);
   const named = lines.slice(start + 1, start + 1 + searched.length).map((line) => line.trim().replace(/\s+\(missing\)$/, ""));
   assert.deepEqual(named, searched);
-  assert.match(lines[start + 5]!, /\.agents\/skills$/, "the folder that exists is not marked missing");
+  assert.match(lines[start + 7]!, /\.agents\/skills$/, "the folder that exists is not marked missing");
   assert.match(lines[start + 1]!, /\(missing\)$/);
 });
 

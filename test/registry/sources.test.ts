@@ -5,16 +5,18 @@ import { test } from "node:test";
 import { defaultSources, groupsMeet, groupsOfScope, visibilityGroup } from "../../src/registry/sources.js";
 import { tempDir } from "./skill-tree.js";
 
-test("default sources outside a repository: the working directory's .agents and .claude skills, then the user's three", (t) => {
+test("default sources outside a repository: the working directory's .agents, .claude and .agent skills, then the user's four, all optional", (t) => {
   const root = tempDir(t);
   const cwd = path.join(root, "proj");
   fs.mkdirSync(cwd);
   assert.deepEqual(defaultSources(cwd, "/home/me"), [
-    { path: `${cwd}/.agents/skills`, origin: "project", linkRoot: cwd },
-    { path: `${cwd}/.claude/skills`, origin: "project", linkRoot: cwd },
-    { path: "/home/me/.agents/skills", origin: "global" },
-    { path: "/home/me/.claude/skills", origin: "global" },
-    { path: "/home/me/.codex/skills", origin: "global" },
+    { path: `${cwd}/.agents/skills`, origin: "project", linkRoot: cwd, optional: true },
+    { path: `${cwd}/.claude/skills`, origin: "project", linkRoot: cwd, optional: true },
+    { path: `${cwd}/.agent/skills`, origin: "project", linkRoot: cwd, optional: true },
+    { path: "/home/me/.agents/skills", origin: "global", optional: true },
+    { path: "/home/me/.claude/skills", origin: "global", optional: true },
+    { path: "/home/me/.codex/skills", origin: "global", optional: true },
+    { path: "/home/me/.agent/skills", origin: "global", optional: true },
   ]);
 });
 
@@ -27,10 +29,13 @@ test("default sources inside a repository: each directory from the working one u
   assert.deepEqual(projectPaths, [
     `${deep}/.agents/skills`,
     `${deep}/.claude/skills`,
+    `${deep}/.agent/skills`,
     `${repo}/apps/.agents/skills`,
     `${repo}/apps/.claude/skills`,
+    `${repo}/apps/.agent/skills`,
     `${repo}/.agents/skills`,
     `${repo}/.claude/skills`,
+    `${repo}/.agent/skills`,
   ]);
 });
 
@@ -41,7 +46,7 @@ test("default sources: a worktree's .git file marks the root too, and nothing ab
   fs.mkdirSync(path.join(worktree, "src"), { recursive: true });
   fs.writeFileSync(path.join(worktree, ".git"), "gitdir: ../.git/worktrees/wt\n");
   const projectPaths = defaultSources(path.join(worktree, "src"), "/home/me").filter((s) => s.origin === "project").map((s) => s.path);
-  assert.deepEqual(projectPaths.map((p) => path.relative(outer, p)), ["wt/src/.agents/skills", "wt/src/.claude/skills", "wt/.agents/skills", "wt/.claude/skills"]);
+  assert.deepEqual(projectPaths.map((p) => path.relative(outer, p)), ["wt/src/.agents/skills", "wt/src/.claude/skills", "wt/src/.agent/skills", "wt/.agents/skills", "wt/.claude/skills", "wt/.agent/skills"]);
 });
 
 test("default sources: working in the home directory lists its folders once, as global", (t) => {
@@ -50,6 +55,7 @@ test("default sources: working in the home directory lists its folders once, as 
     [".agents/skills", "global"],
     [".claude/skills", "global"],
     [".codex/skills", "global"],
+    [".agent/skills", "global"],
   ]);
 });
 
