@@ -16,6 +16,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ["list", async () => (await import("./commands/list.js")).registerListCommand],
   ["show", async () => (await import("./commands/show.js")).registerShowCommand],
   ["read", async () => (await import("./commands/read.js")).registerReadCommand],
+  ["sync", async () => (await import("./commands/sync.js")).registerSyncCommand],
   ["validate", async () => (await import("./commands/validate.js")).registerValidateCommand],
   ["prompt", async () => (await import("./commands/prompt.js")).registerPromptCommand],
   ["doctor", async () => (await import("./commands/doctor.js")).registerDoctorCommand],

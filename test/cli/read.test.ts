@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { createSkillRuntime } from "../../src/runtime.js";
 import { jsonOf, runCli } from "./cli-process.js";
 import { cliTree } from "./skill-fixtures.js";
 
@@ -47,4 +48,41 @@ test("a missing file and a missing skill fail with exit 1", async () => {
   const skill = await runCli(["read", "zeta", "SKILL.md", "--root", tree.root], opts);
   assert.equal(skill.code, 1);
   assert.match(skill.stderr, /zeta/);
+});
+
+test("read NAME without a path prints the activation exactly as the skill tool renders it: the body with {baseDir} filled in, the skill directory and its files", async () => {
+  const run = await runCli(["read", "alpha", "--root", tree.root], opts);
+  assert.equal(run.code, 0, run.stderr);
+  const runtime = await createSkillRuntime({ sources: [{ path: tree.root, origin: "global" }], env: {} });
+  try {
+    const session = runtime.session({ log: false });
+    const { text } = await session.invoke({ name: "alpha" });
+    session.close();
+    assert.equal(run.stdout, `${text}\n`);
+  } finally {
+    await runtime.close();
+  }
+  assert.ok(run.stdout.includes(`Run ${tree.alphaDir}/scripts/run.sh.`), "the base directory is substituted");
+  assert.ok(!run.stdout.includes("{baseDir}"));
+  assert.ok(run.stdout.includes(`Skill directory: ${tree.alphaDir}\n`));
+  assert.match(run.stdout, /<skill_resources>\n(?: {2}<file>.*<\/file>\n)*? {2}<file>references\/guide\.md<\/file>/);
+});
+
+test("read NAME --json prints the activation envelope; a skill hidden from the model or unusable here is refused as through the tool", async () => {
+  const json = jsonOf<{ ok: boolean; data: { status: string; name: string } }>(await runCli(["read", "alpha", "--root", tree.root, "--json"], opts));
+  assert.deepEqual([json.ok, json.data.status, json.data.name], [true, "loaded", "alpha"]);
+  const hidden = await runCli(["read", "hidden", "--root", tree.root], opts);
+  assert.equal(hidden.code, 1);
+  assert.equal(hidden.stdout, "");
+});
+
+test("an unknown skill is explained to a person, pointing at `skillport list`, not at the tool's no-argument call", async () => {
+  const run = await runCli(["read", "zzz-not-here", "--root", tree.root], opts);
+  assert.equal(run.code, 1);
+  assert.equal(run.stderr, "error: skill 'zzz-not-here' not found. Run `skillport list` to see the available names.\n");
+  const close = await runCli(["read", "alpah", "--root", tree.root], opts);
+  assert.match(close.stderr, /^error: skill 'alpah' not found\. Did you mean: alpha\?\n$/);
+  // The envelope, for machines, is the tool's own.
+  const json = jsonOf<{ error: { code: string } }>(await runCli(["read", "zzz-not-here", "--root", tree.root, "--json"], opts));
+  assert.equal(json.error.code, "skill_not_found");
 });

@@ -31,7 +31,7 @@ test("mcp --help documents its transport and log options", async () => {
 });
 
 test("usage errors exit 2 with the reason on stderr and nothing on stdout", async () => {
-  const cases = [["frobnicate"], ["list", "--bogus"], [], ["mcp", "--http", "99999"], ["mcp", "--host", "0.0.0.0"], ["mcp", "--http", "0", "--idle-timeout", "-5"], ["mcp", "--http", "0", "--idle-timeout", "soon"], ["mcp", "--idle-timeout", "60"], ["read", "alpha"]];
+  const cases = [["frobnicate"], ["list", "--bogus"], [], ["mcp", "--http", "99999"], ["mcp", "--host", "0.0.0.0"], ["mcp", "--http", "0", "--idle-timeout", "-5"], ["mcp", "--http", "0", "--idle-timeout", "soon"], ["mcp", "--idle-timeout", "60"], ["read"]];
   const runs = await Promise.all(cases.map((args) => runCli(args)));
   for (const [index, args] of cases.entries()) {
     const run = runs[index]!;

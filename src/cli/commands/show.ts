@@ -6,14 +6,14 @@ import { oneLineShown, withHiddenCharactersShown } from "../../package/display-t
 import { setOwnProperty } from "../../package/own-property.js";
 import { listResources, type ResourceListing } from "../../package/resources.js";
 import type { RegisteredSkill } from "../../registry/types.js";
-import { closeNames } from "../../tool/suggest.js";
 import { availabilityProblem } from "../availability-text.js";
 import type { CommandHost } from "../command-host.js";
 import { addCommonOptions, type CommonOptions } from "../common-options.js";
-import { CliError, EXIT_FAILURE_FOUND, EXIT_OK, type ExitCode } from "../exit.js";
+import { EXIT_OK, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
 import { requirementsText } from "../requirement-text.js";
 import { isScoped, withRuntime } from "../runtime-context.js";
+import { skillNotFound } from "../skill-not-found.js";
 
 export function registerShowCommand(program: Command, { out, run }: CommandHost): void {
   addCommonOptions(
@@ -46,7 +46,7 @@ export async function showCommand(name: string, options: CommonOptions, out: Cli
     const skill = registry.all().find((s) => s.name === name);
     // A person acting as an agent or project sees what that scope sees, and no other's errors.
     const all = runtime.diagnostics(isScoped(scope) ? scope : undefined);
-    if (!skill) throw notFound(name, registry.all().map((s) => s.name), all);
+    if (!skill) throw skillNotFound(name, registry.all().map((s) => s.name), all);
     const details: SkillDetails = {
       name: skill.name,
       description: skill.description,
@@ -94,23 +94,6 @@ function diagnosticsAbout(skill: RegisteredSkill, all: readonly Diagnostic[]): D
     }
   }
   return result;
-}
-
-function notFound(name: string, known: string[], all: readonly Diagnostic[]): CliError {
-  // A skill that failed to load is "not found" to the registry, but the person needs the reason.
-  const broken = all.filter((d) => d.severity === "error" && pathNamesSkill(d.path, name));
-  if (broken.length > 0) {
-    const reasons = broken.map((d) => `${d.path}: ${d.message}`).join("; ");
-    return new CliError(`skill '${name}' could not be loaded: ${reasons}`, EXIT_FAILURE_FOUND);
-  }
-  const close = closeNames(name, known);
-  const hint = close.length > 0 ? ` Did you mean: ${close.join(", ")}?` : " Run `skillport list` to see the available names.";
-  return new CliError(`skill '${name}' not found.${hint}`, EXIT_FAILURE_FOUND);
-}
-
-function pathNamesSkill(p: string, name: string): boolean {
-  const base = path.basename(p);
-  return base === name || (/^skill\.md$/i.test(base) && path.basename(path.dirname(p)) === name);
 }
 
 function renderDetails(d: SkillDetails): string {
