@@ -44,6 +44,8 @@ export interface SkillsExtensionSource {
   sourceRoots(): readonly string[];
   /** A skill left out of the extension, and why; called again only when the reason changes. */
   report(skill: RegisteredSkill, reason: string): void;
+  /** A skill published with `metadata` values left out (they are not text); said once per change, like `report`. */
+  reportLeftOut?(skill: RegisteredSkill, leftOut: readonly string[]): void;
 }
 
 export interface SkillsExtension {
@@ -73,7 +75,12 @@ export function attachSkillsExtension(server: Server, source: SkillsExtensionSou
   const serve = async (skill: RegisteredSkill): Promise<ServedSkill | null> => {
     const built = await buildSkillEntry(skill, digests, source.sourceRoots());
     if (built.ok) {
-      reported.delete(skill.dir);
+      const note = built.served.leftOut.length > 0 ? `left out: ${built.served.leftOut.join(", ")}` : undefined;
+      if (note === undefined) reported.delete(skill.dir);
+      else if (reported.get(skill.dir) !== note) {
+        reported.set(skill.dir, note);
+        source.reportLeftOut?.(skill, built.served.leftOut);
+      }
       return built.served;
     }
     if (reported.get(skill.dir) !== built.reason) {
@@ -151,7 +158,11 @@ export function attachSkillsExtension(server: Server, source: SkillsExtensionSou
       if (served.dirs.has(relPath)) throw new ProtocolError(ErrorCode.InvalidParams, `${uri} is a directory; read it with resources/directory/read`);
       throw unknown(uri);
     }
-    const read = await readConfinedBytes(served.skill.dir, file.path, { maxBytes: SKILL_LIMITS.bytes, sourceRoots: served.sourceRoots });
+    // SKILL.md is served as the entry was built from it (read just now, its frontmatter as published).
+    const read =
+      file.path === "SKILL.md"
+        ? { ok: true as const, bytes: served.manifest }
+        : await readConfinedBytes(served.skill.dir, file.path, { maxBytes: SKILL_LIMITS.bytes, sourceRoots: served.sourceRoots });
     if (!read.ok) throw new ProtocolError(ErrorCode.InvalidParams, `${uri}: ${read.message}`);
     const text = decodeUtf8(read.bytes);
     const canonical = skillUri(served.skill.name, file.path);

@@ -123,6 +123,8 @@ export function createMcpConnection(
     skills: usable,
     sourceRoots: () => runtime.registry(scopeOf(options.session)).sourceRoots ?? [],
     report: (skill, reason) => options.log(`skills extension: ${skill.name} (${skill.dir}) is not served: ${reason}`),
+    reportLeftOut: (skill, leftOut) =>
+      options.log(`skills extension: ${skill.name} (${skill.dir}) is served without ${leftOut.join(", ")}: the extension carries only text in metadata`),
   });
   const prompts = attachSkillPrompts(server, session, { skills: usable });
 

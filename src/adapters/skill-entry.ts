@@ -5,12 +5,14 @@
  * SKILL.md themselves and refuse a skill whose entry differs. A skill the extension's own entry
  * rules would reject (the official SDK's validators: name, description, compatibility,
  * `metadata` of strings, a URI that round-trips, at most 512 files and 16 MiB, and a package the
- * resource listing holds whole) is not published;
+ * resource listing holds whole) is not published, except that `metadata` values which are not
+ * text are left out of the entry (and of the SKILL.md it serves) rather than hide the skill;
  * the reason comes back instead, so one such skill never breaks a client's whole listing.
  * Every byte is read through the package layer's confined read.
  */
 import fs from "node:fs/promises";
 import path from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { readConfinedBytes } from "../package/confined-read.js";
 import { readFrontmatter } from "../package/frontmatter.js";
 import { MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES } from "../package/limits.js";
@@ -45,6 +47,10 @@ export interface ServedSkill {
   dirs: Set<string>;
   /** The source roots the package was listed with: its files are read under the same bounds. */
   sourceRoots: readonly string[];
+  /** The SKILL.md bytes served (and hashed in the entry). */
+  manifest: Buffer;
+  /** `metadata.<key>` paths left out of the entry (and of the SKILL.md served) because they are not text. */
+  leftOut: string[];
 }
 
 export type EntryResult = { ok: true; served: ServedSkill } | { ok: false; reason: string };
@@ -62,8 +68,26 @@ export class DigestCache {
   }
 }
 
-export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCache, sourceRoots: readonly string[] = []): Promise<EntryResult> {
-  const refuse = (reason: string): EntryResult => ({ ok: false, reason });
+/**
+ * What the extension makes of one skill, decided without hashing its files: published (perhaps
+ * with `metadata` values that are not text left out of its entry, `leftOut` naming them) or
+ * not, and why. The one decision: the server builds its entries from it, and `list` and
+ * `doctor` call it to say which skills an extension client will not see.
+ */
+export type EntryPlan =
+  | {
+      ok: true;
+      frontmatter: Record<string, unknown>;
+      /** `metadata.<key>` paths left out of the entry because their values are not text. */
+      leftOut: string[];
+      /** The SKILL.md bytes the extension serves: the file, or the file with `leftOut` removed from its frontmatter. */
+      manifest: Buffer;
+      files: PackageFile[];
+    }
+  | { ok: false; reason: string };
+
+export async function planSkillEntry(skill: RegisteredSkill, sourceRoots: readonly string[] = []): Promise<EntryPlan> {
+  const refuse = (reason: string): EntryPlan => ({ ok: false, reason });
   if (path.basename(skill.skillFile) !== "SKILL.md") return refuse("its manifest is named skill.md; the extension serves SKILL.md only");
 
   // The package as the tool lists it (one rule for what a skill ships), plus SKILL.md itself.
@@ -76,6 +100,8 @@ export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCac
   if (relPaths.length > SKILL_LIMITS.files) return refuse(`it has more than ${SKILL_LIMITS.files} files`);
   const files: PackageFile[] = [];
   for (const rel of relPaths) {
+    // A backstop: only `.` and `..` make a non-canonical URI, and no listed file has those names.
+    if (!isCanonical(skillUri(skill.name, rel))) return refuse(`the file name ${JSON.stringify(rel)} cannot be written as a URI`);
     const stamp = await stampOf(path.join(skill.dir, ...rel.split("/")));
     if (!stamp) return refuse(`${rel} vanished while it was listed`);
     files.push({ path: rel, ...stamp });
@@ -85,35 +111,103 @@ export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCac
   for (const file of files) total += file.size;
   if (total > SKILL_LIMITS.bytes) return refuse(`its files add up to ${total} bytes, over ${SKILL_LIMITS.bytes}`);
 
-  const manifest = await readConfinedBytes(skill.dir, "SKILL.md", { maxBytes: SKILL_LIMITS.bytes, sourceRoots });
-  if (!manifest.ok) return refuse(manifest.message);
-  const text = decodeUtf8(manifest.bytes);
+  const read = await readConfinedBytes(skill.dir, "SKILL.md", { maxBytes: SKILL_LIMITS.bytes, sourceRoots });
+  if (!read.ok) return refuse(read.message);
+  const text = decodeUtf8(read.bytes);
   if (text === null) return refuse("SKILL.md is not valid UTF-8");
   const parsed = readFrontmatter(text, { allowRetry: false });
   if (!parsed.ok) return refuse(`its frontmatter is not read the same by every YAML parser (${parsed.message})`);
-  const frontmatter = parsed.data;
-  const problems = frontmatterProblems(frontmatter, skill.name);
-  if (problems.length > 0) return refuse(problems.join("; "));
+  const decided = entryFrontmatter(parsed.data, skill.name);
+  if (!decided.ok) return refuse(decided.problems.join("; "));
+  if (decided.leftOut.length === 0) return { ok: true, frontmatter: decided.frontmatter, leftOut: [], manifest: read.bytes, files };
 
+  // A client checks that SKILL.md's frontmatter equals the entry's, so the SKILL.md served is
+  // written from the entry's frontmatter and the file's body; one that does not read back the
+  // same is not served at all.
+  const manifest = await rewrittenManifest(decided.frontmatter, parsed.body);
+  if (manifest === null) return refuse("frontmatter metadata must map strings to strings");
+  const manifestFile = files.find((file) => file.path === "SKILL.md")!;
+  manifestFile.size = manifest.length;
+  total += manifest.length - read.bytes.length;
+  if (total > SKILL_LIMITS.bytes) return refuse(`its files add up to ${total} bytes, over ${SKILL_LIMITS.bytes}`);
+  return { ok: true, frontmatter: decided.frontmatter, leftOut: decided.leftOut, manifest, files };
+}
+
+/** What `list` and `doctor` say about a skill and the extension: the plan, without its bytes. */
+export interface ExtensionVisibility {
+  served: boolean;
+  /** Why it is not served; null when it is. */
+  reason: string | null;
+  /** `metadata.<key>` paths its entry leaves out. */
+  leftOut: string[];
+}
+
+export async function extensionVisibility(skill: RegisteredSkill, sourceRoots: readonly string[] = []): Promise<ExtensionVisibility> {
+  const plan = await planSkillEntry(skill, sourceRoots);
+  return plan.ok ? { served: true, reason: null, leftOut: plan.leftOut } : { served: false, reason: plan.reason, leftOut: [] };
+}
+
+export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCache, sourceRoots: readonly string[] = []): Promise<EntryResult> {
+  const plan = await planSkillEntry(skill, sourceRoots);
+  if (!plan.ok) return plan;
   const resources: SkillResourceEntry[] = [];
   const served = new Map<string, { path: string; size: number; mimeType: string }>();
   const dirs = new Set<string>([""]);
-  for (const file of files) {
+  for (const file of plan.files) {
     const uri = skillUri(skill.name, file.path);
-    // A backstop: only `.` and `..` make a non-canonical URI, and no listed file has those names.
-    if (!isCanonical(uri)) return refuse(`the file name ${JSON.stringify(file.path)} cannot be written as a URI`);
-    const hashed = file.path === "SKILL.md" ? { ok: true as const, digest: fileDigest(manifest.bytes), size: manifest.bytes.length } : await digestOf(skill.dir, file, digests, sourceRoots);
-    if (!hashed.ok) return refuse(hashed.reason);
+    const hashed = file.path === "SKILL.md" ? { ok: true as const, digest: fileDigest(plan.manifest), size: plan.manifest.length } : await digestOf(skill.dir, file, digests, sourceRoots);
+    if (!hashed.ok) return { ok: false, reason: hashed.reason };
     resources.push({ uri, digest: hashed.digest, size: hashed.size });
     served.set(uri, { path: file.path, size: hashed.size, mimeType: mimeTypeFor(file.path) });
     for (let slash = file.path.indexOf("/"); slash !== -1; slash = file.path.indexOf("/", slash + 1)) dirs.add(file.path.slice(0, slash));
   }
   resources.sort((a, b) => compare(a.uri, b.uri));
-  const entry: SkillEntry = { uri: skillUri(skill.name, "SKILL.md"), frontmatter, resources };
-  return { ok: true, served: { skill, entry, files: served, dirs, sourceRoots } };
+  const entry: SkillEntry = { uri: skillUri(skill.name, "SKILL.md"), frontmatter: plan.frontmatter, resources };
+  return { ok: true, served: { skill, entry, files: served, dirs, sourceRoots, manifest: plan.manifest, leftOut: plan.leftOut } };
 }
 
-interface PackageFile {
+/**
+ * The entry's frontmatter from the frontmatter as parsed, or why there is none. `metadata` whose
+ * values are not all text is the one problem fixed rather than refused: skillport's own
+ * `metadata.requirements` is a map, and leaving it out of the entry loses the client nothing it
+ * could read (the extension's validators accept only text there), while refusing would hide
+ * the whole skill. Everything else the validators refuse stays refused: a description cut
+ * short or a name changed would be a different skill.
+ */
+export function entryFrontmatter(frontmatter: Record<string, unknown>, skillName: string): { ok: true; frontmatter: Record<string, unknown>; leftOut: string[] } | { ok: false; problems: string[] } {
+  const leftOut: string[] = [];
+  let result = frontmatter;
+  const metadata = frontmatter.metadata;
+  if (metadata !== undefined && !isStringMap(metadata)) {
+    result = { ...frontmatter };
+    if (typeof metadata === "object" && metadata !== null && !Array.isArray(metadata)) {
+      const kept: Record<string, string> = {};
+      for (const [key, value] of Object.entries(metadata)) {
+        if (typeof value === "string") kept[key] = value;
+        else leftOut.push(`metadata.${key}`);
+      }
+      // Nothing textual left: the key goes too, rather than publish an empty map nobody wrote.
+      if (Object.keys(kept).length > 0) result.metadata = kept;
+      else delete result.metadata;
+    } else {
+      leftOut.push("metadata");
+      delete result.metadata;
+    }
+  }
+  const problems = frontmatterProblems(result, skillName);
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, frontmatter: result, leftOut };
+}
+
+/** SKILL.md written from `frontmatter` and `body`, or null when it would not read back as `frontmatter`. */
+async function rewrittenManifest(frontmatter: Record<string, unknown>, body: string): Promise<Buffer | null> {
+  // Loaded only here: a server whose skills all carry text metadata never pays for it.
+  const { stringify } = await import("yaml");
+  const text = `---\n${stringify(frontmatter, { lineWidth: 0 })}---\n\n${body}\n`;
+  const reread = readFrontmatter(text, { allowRetry: false });
+  return reread.ok && isDeepStrictEqual(reread.data, frontmatter) ? Buffer.from(text, "utf8") : null;
+}
+
+export interface PackageFile {
   path: string;
   size: number;
   /**

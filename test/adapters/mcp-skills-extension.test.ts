@@ -83,16 +83,23 @@ function expectedFiles(dir: string): string[] {
   return out.sort();
 }
 
-test("the SDK 2.4.0 SkillsClient lists and reads every example skill the extension can carry over stdio, every file verified by digest and size", async () => {
+test("the SDK 2.4.0 SkillsClient lists and reads every example skill over stdio, every file verified by digest and size; a skill whose metadata holds a map is published with that value left out of its entry and its SKILL.md", async () => {
   const { client, stderr } = await stdioClient(["--root", EXAMPLES], baseEnv({ SMOKE_BASE_URL: "http://127.0.0.1:1" }));
   try {
     const skills = new SkillsClient(client);
     assert.equal(skills.supported, true);
     assert.equal(skills.directoryRead, true);
     const read = await readEverything(skills);
-    // http-smoke-test keeps its requirements under `metadata`, whose values the extension requires to be strings.
-    assert.deepEqual([...read.keys()].sort(), ["commit-message", "release-notes"]);
-    await eventually(() => /http-smoke-test \(.*\) is not served: frontmatter metadata must map strings to strings/.test(stderr()), "the diagnostic");
+    // http-smoke-test keeps its requirements under `metadata`, whose values the extension requires
+    // to be strings: it is published without them, and the SKILL.md served reads back as its entry.
+    assert.deepEqual([...read.keys()].sort(), ["commit-message", "http-smoke-test", "release-notes"]);
+    const smoke = read.get("http-smoke-test")!;
+    assert.equal(Object.hasOwn(smoke.frontmatter, "metadata"), false);
+    assert.match(String(smoke.frontmatter["description"]), /^Smoke-test an HTTP API after a deploy/);
+    const served = await skills.read(smoke as never);
+    assert.match((served as { text?: string }).text ?? "", /# HTTP smoke test\n\n1\. Request `\$SMOKE_BASE_URL\/health`/, "the body is served whole");
+    await eventually(() => /http-smoke-test \(.*\) is served without metadata\.requirements: the extension carries only text in metadata/.test(stderr()), "the note on stderr");
+    assert.doesNotMatch(stderr(), /http-smoke-test .* is not served/);
     for (const [name, entry] of read) {
       const files = expectedFiles(path.join(EXAMPLES, name));
       assert.deepEqual(entry.resources.map((r) => r.uri).sort(), files.map((f) => `skill://${name}/${f}`).sort(), `${name}: every file, SKILL.md included`);
@@ -133,7 +140,7 @@ after(async () => server?.stop());
     await plain.connect(new LegacyHttp(server.url));
     try {
       const read = await readEverything(new SkillsClient(host));
-      assert.deepEqual([...read.keys()].sort(), ["commit-message", "release-notes"]);
+      assert.deepEqual([...read.keys()].sort(), ["commit-message", "http-smoke-test", "release-notes"]);
       assert.deepEqual((await host.listTools()).tools, [], "withheld from a client that loads skills itself");
       await assert.rejects(host.callTool({ name: "skill", arguments: {} }), /Unknown tool/);
       assert.deepEqual((await plain.listTools()).tools.map((t) => t.name), ["skill"], "still offered to a client without the extension");

@@ -10,6 +10,7 @@ import { recentReplicas, replicasByDigest, REPLICA_SEEN_WITHIN_MS, type ReplicaB
 import { writeJson, type CliOutput } from "../output.js";
 import { oneLineShown, withHiddenCharactersShown } from "../../package/display-text.js";
 import { isScoped, withRuntime } from "../runtime-context.js";
+import { extensionReport } from "../extension-report.js";
 import { compareSkills } from "../../registry/order.js";
 import { installedSkillDiagnostics } from "../installed-check.js";
 
@@ -36,7 +37,13 @@ export async function doctorCommand(options: DoctorOptions, out: CliOutput): Pro
     // A person acting as an agent or project sees what that scope sees, and no other's errors.
     // Installed skills belong to the default folders; a run given its own roots or a bundle is about those alone.
     const installed = options.root?.length || options.bundle !== undefined ? [] : await installedSkillDiagnostics(cwd, os.homedir());
-    const diagnostics = [...runtime.diagnostics(isScoped(scope) ? scope : undefined), ...requirementDiagnostics(registry), ...installed, ...(replicas?.diagnostics ?? [])];
+    const diagnostics = [
+      ...runtime.diagnostics(isScoped(scope) ? scope : undefined),
+      ...requirementDiagnostics(registry),
+      ...(await extensionDiagnostics(registry)),
+      ...installed,
+      ...(replicas?.diagnostics ?? []),
+    ];
     const errors = diagnostics.filter((d) => d.severity === "error").length;
     const warnings = diagnostics.length - errors;
     const skills = registry.all().length;
@@ -136,6 +143,35 @@ function requirementDiagnostics(registry: ScopedRegistry): Diagnostic[] {
       found.push(diagnostic(skill.dir, "warning", "requirements_unmet", `skill '${skill.name}' is unavailable here: missing ${availability.missing.join(", ")}`));
     } else if (availability?.status === "invalid") {
       found.push(diagnostic(skill.skillFile, "error", "skill_unusable", `skill '${skill.name}' cannot be activated until its metadata.requirements is fixed: ${availability.message}`));
+    }
+  }
+  return found;
+}
+
+/**
+ * Skills that MCP Skills Extension clients will not see, or see with metadata left out: warnings,
+ * since the tool and the prompts still serve them, but a client that loads skills only through
+ * the extension (and the server hiding the tool from it) would never know they exist.
+ */
+async function extensionDiagnostics(registry: ScopedRegistry): Promise<Diagnostic[]> {
+  const skills = [...registry.all()].sort(compareSkills);
+  const report = await extensionReport(registry, skills);
+  const found: Diagnostic[] = [];
+  for (const skill of skills) {
+    const visibility = report.get(skill.name);
+    if (visibility && !visibility.served) {
+      found.push(
+        diagnostic(skill.skillFile, "warning", "extension_unserved", `skill '${skill.name}' is not served to MCP Skills Extension clients (the tool and prompts still serve it): ${visibility.reason}`),
+      );
+    } else if (visibility && visibility.leftOut.length > 0) {
+      found.push(
+        diagnostic(
+          skill.skillFile,
+          "warning",
+          "extension_metadata_left_out",
+          `skill '${skill.name}' is served to MCP Skills Extension clients without ${visibility.leftOut.join(", ")}: the extension carries only text in metadata`,
+        ),
+      );
     }
   }
   return found;

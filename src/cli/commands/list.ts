@@ -9,6 +9,8 @@ import { oneLineText, withHiddenCharactersShown } from "../../package/display-te
 import { isScoped, withRuntime } from "../runtime-context.js";
 import { brokenSkillCount, brokenSkillsNote, noSkillsFoundText } from "../search-report.js";
 import { compareSkills } from "../../registry/order.js";
+import type { ExtensionVisibility } from "../../adapters/skill-entry.js";
+import { extensionNote, extensionReport } from "../extension-report.js";
 
 const DESCRIPTION_WIDTH = 100;
 
@@ -21,7 +23,7 @@ export function registerListCommand(program: Command, { out, run }: CommandHost)
 export async function listCommand(options: CommonOptions, out: CliOutput): Promise<ExitCode> {
   return withRuntime(options, out, async ({ runtime, scope, sources }): Promise<ExitCode> => {
     const registry = runtime.registry(scope);
-    const entries = listEntries(registry);
+    const entries = await listEntries(registry);
     // The same diagnostics `doctor` shows this scope, so the count matches what it explains.
     const broken = brokenSkillCount(runtime.diagnostics(isScoped(scope) ? scope : undefined), runtime.snapshot());
     const brokenNote = brokenSkillsNote(broken);
@@ -52,11 +54,18 @@ export interface ListEntry {
   offeredToModel: boolean;
   /** null when usable, else why not. */
   problem: string | null;
+  /**
+   * What an MCP Skills Extension client gets (`skills/list`): served or not and why, and what
+   * its entry leaves out; null when the skill is not usable here (nobody serves it then).
+   */
+  extension: ExtensionVisibility | null;
 }
 
-function listEntries(registry: ScopedRegistry): ListEntry[] {
+async function listEntries(registry: ScopedRegistry): Promise<ListEntry[]> {
   const offered = new Set(registry.list().map((s) => s.name));
-  return [...registry.all()].sort(compareSkills).map((skill) => ({
+  const skills = [...registry.all()].sort(compareSkills);
+  const extension = await extensionReport(registry, skills);
+  return skills.map((skill) => ({
     name: skill.name,
     description: skill.description,
     origin: skill.origin,
@@ -65,6 +74,7 @@ function listEntries(registry: ScopedRegistry): ListEntry[] {
     modelInvocable: !skill.manifest.disableModelInvocation,
     offeredToModel: offered.has(skill.name),
     problem: availabilityProblem(registry.availability(skill.name)),
+    extension: extension.get(skill.name) ?? null,
   }));
 }
 
@@ -79,7 +89,7 @@ function renderListText(entries: ListEntry[]): string {
       lines.push(heading);
       group = heading;
     }
-    const notes = [entry.modelInvocable ? null : "hidden from the model", entry.problem].filter((n): n is string => n !== null);
+    const notes = [entry.modelInvocable ? null : "hidden from the model", entry.problem, extensionNote(entry.extension ?? undefined)].filter((n): n is string => n !== null);
     const prefix = notes.length > 0 ? `[${notes.join("; ")}] ` : "";
     lines.push(`  ${entry.name.padEnd(nameWidth)}  ${prefix}${oneLine(entry.description, DESCRIPTION_WIDTH)}`);
   }

@@ -1,0 +1,34 @@
+import type { ScopedRegistry } from "../access/types.js";
+import { extensionVisibility, type ExtensionVisibility } from "../adapters/skill-entry.js";
+import type { RegisteredSkill } from "../registry/types.js";
+
+/** Skills checked at once: each check lists a package and reads its SKILL.md. */
+const CONCURRENCY = 16;
+
+/**
+ * What the MCP Skills Extension does with each skill the scope can use here, decided by the
+ * server's own rule (`extensionVisibility`), so `list` and `doctor` say what a client will get.
+ * Skills that are not usable here are served by nobody and are left out of the answer.
+ */
+export async function extensionReport(registry: ScopedRegistry, skills: readonly RegisteredSkill[]): Promise<Map<string, ExtensionVisibility>> {
+  const report = new Map<string, ExtensionVisibility>();
+  if (!registry.toolAvailable) return report;
+  const usable = skills.filter((skill) => registry.availability(skill.name)?.status === "available");
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < usable.length) {
+      const skill = usable[next++]!;
+      report.set(skill.name, await extensionVisibility(skill, registry.sourceRoots ?? []));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, usable.length) }, worker));
+  return report;
+}
+
+/** One phrase for a person: why an extension client will not see the skill, or what its entry leaves out. */
+export function extensionNote(visibility: ExtensionVisibility | undefined): string | null {
+  if (!visibility) return null;
+  if (!visibility.served) return `not served to Skills Extension clients: ${visibility.reason}`;
+  if (visibility.leftOut.length > 0) return `Skills Extension entry leaves out ${visibility.leftOut.join(", ")} (not text)`;
+  return null;
+}
