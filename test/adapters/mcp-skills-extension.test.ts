@@ -170,7 +170,7 @@ test("the 2026-07-28 stateless wire: server/discover, and results with resultTyp
   assert.deepEqual((discover["capabilities"] as Record<string, unknown>)["extensions"], { [EXTENSION]: { directoryRead: true } });
   assert.equal(discover["resultType"], "complete");
   const list = (await post("skills/list"))["result"] as { skills: Entry[]; resultType: string; ttlMs: number; cacheScope: string };
-  assert.deepEqual(list.skills.map((e) => e.uri), ["skill://commit-message/SKILL.md", "skill://release-notes/SKILL.md"]);
+  assert.deepEqual(list.skills.map((e) => e.uri), ["skill://commit-message/SKILL.md", "skill://http-smoke-test/SKILL.md", "skill://release-notes/SKILL.md"]);
   assert.deepEqual([list.resultType, list.ttlMs, list.cacheScope], ["complete", 0, "private"]);
   const read = (await post("resources/read", { uri: "skill://commit-message/references/examples.md" }))["result"] as Record<string, unknown>;
   assert.equal(read["resultType"], "complete");
@@ -252,7 +252,8 @@ test("one connection's scope decides what it sees; unknown and not-allowed URIs 
 test("skills/list pages hold 100 entries, never split one, skip a skill the validators reject, and with --watch a new skill sends resources/list_changed and prompts/list_changed", async () => {
   const root = realTempDir("skillport-ext-pages");
   for (let i = 0; i < 99; i++) makeSkill(root, `s${String(i).padStart(3, "0")}`);
-  makeSkill(root, "bad-metadata", { frontmatter: "metadata:\n  version: 1" });
+  // A compatibility over 500 characters: loadable (a warning), but the extension's validators refuse it.
+  makeSkill(root, "bad-compatibility", { frontmatter: `compatibility: ${"c".repeat(501)}` });
   makeSkill(root, "with-binary", { files: { "assets/logo.png": Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0x00, 0xfe]), "references/deep/a.md": "deep\n" } });
   const transport = new StdioClientTransport({ ...serverCommand(["--root", root, "--no-log", "--watch"]), env: baseEnv(), stderr: "pipe" });
   let stderr = "";
@@ -270,8 +271,8 @@ test("skills/list pages hold 100 entries, never split one, skip a skill the vali
     const first = await page();
     assert.equal(first.skills.length, 100, "exactly one full page");
     assert.equal(first.nextCursor, undefined, "100 entries: no second page");
-    assert.ok(!first.skills.some((e) => e.uri === "skill://bad-metadata/SKILL.md"));
-    await eventually(() => /bad-metadata \(.*\) is not served: frontmatter metadata must map strings to strings/.test(stderr), "the diagnostic");
+    assert.ok(!first.skills.some((e) => e.uri === "skill://bad-compatibility/SKILL.md"));
+    await eventually(() => /bad-compatibility \(.*\) is not served: frontmatter compatibility must be a string of 1-500 characters/.test(stderr), "the diagnostic");
 
     const binary = first.skills.find((e) => e.uri === "skill://with-binary/SKILL.md")!;
     const logo = await skills.read(binary as never, "assets/logo.png");
