@@ -12,7 +12,7 @@ const opts = { cwd: tree.cwd, env: tree.env };
 interface ListJson {
   count: number;
   toolAvailable: boolean;
-  skills: Array<{ name: string; description: string; origin: string; label: string; dir: string; modelInvocable: boolean; offeredToModel: boolean; problem: string | null }>;
+  skills: Array<{ name: string; description: string; origin: string; label: string; dir: string; modelInvocable: boolean; offeredToModel: boolean; problem: string | null; extension: unknown }>;
 }
 
 test("list prints each skill under its group, marking hidden and unavailable ones", async () => {
@@ -38,13 +38,14 @@ test("list --json has one entry per skill with origin, directory and usability",
   const alpha = list.skills.find((s) => s.name === "alpha")!;
   assert.deepEqual(
     { ...alpha, label: typeof alpha.label },
-    { name: "alpha", description: "Alpha does the first thing.", origin: "global", label: "string", dir: tree.alphaDir, modelInvocable: true, offeredToModel: true, problem: null },
+    { name: "alpha", description: "Alpha does the first thing.", origin: "global", label: "string", dir: tree.alphaDir, modelInvocable: true, offeredToModel: true, problem: null, extension: { served: true, reason: null, leftOut: [] } },
   );
   const hidden = list.skills.find((s) => s.name === "hidden")!;
   assert.deepEqual([hidden.modelInvocable, hidden.offeredToModel], [false, false]);
   const gated = list.skills.find((s) => s.name === "gated")!;
   assert.match(gated.problem ?? "", /SKILLPORT_TEST_NEVER_SET/);
   assert.deepEqual([gated.modelInvocable, gated.offeredToModel], [true, false], "listed for people, not offered to the model");
+  assert.equal(gated.extension, null, "a skill nobody serves here has no extension verdict");
 });
 
 test("repeated --root keeps the order given: the first root wins a name collision", async () => {
