@@ -82,7 +82,7 @@ function workspace(): { cwd: string; env: NodeJS.ProcessEnv } {
   fs.writeFileSync(path.join(cwd, "package.json"), JSON.stringify({ name: "docs-reader", private: true, type: "module", scripts: { start: "skillport" } }));
   const home = path.join(cwd, "home");
   fs.mkdirSync(home);
-  const env = { ...process.env, HOME: home, XDG_STATE_HOME: path.join(home, ".state"), PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, NO_COLOR: "1" };
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_STATE_HOME: path.join(home, ".state"), PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}`, NO_COLOR: "1" };
   delete env.SMOKE_BASE_URL;
   return { cwd, env };
 }
