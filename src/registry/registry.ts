@@ -216,8 +216,16 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
     /** `inside`: for a subtree, what the last walk found in it (the caller has it at hand). */
     const inputFor = (index: number, counted: () => void, subtree?: string, inside?: readonly FoundSkill[]): WalkInput => ({
       source: subtree ?? sources[index]!.path,
-      // A subtree walked on its own still lets links lead anywhere in the source, as a whole walk does.
-      options: subtree === undefined ? walkOptionsOf(sources[index]!, privateRoots) : { linkRoot: sources[index]!.path, ...walkOptionsOf(sources[index]!, privateRoots) },
+      // A subtree walked on its own still lets links lead anywhere in the source, as a whole walk
+      // does; a subtree that is gone is a removal, not a missing source.
+      options:
+        subtree === undefined
+          ? walkOptionsOf(sources[index]!, privateRoots)
+          : {
+              linkRoot: sources[index]!.path,
+              ...walkOptionsOf(sources[index]!, privateRoots),
+              ...(path.resolve(subtree) === path.resolve(sources[index]!.path) ? {} : { reportsMissing: false }),
+            },
       previous: subtree === undefined ? (lastFound.get(index) ?? []) : (inside ?? (lastFound.get(index) ?? []).filter((found) => isWithin(found.dir, subtree))),
       stampOf: (found) => {
         const entry = cache.get(found.skillFile);
