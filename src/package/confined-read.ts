@@ -9,6 +9,7 @@ import path from "node:path";
 import { MAX_AUTHORED_FILE_BYTES } from "./limits.js";
 import { isLeftOutOfPackage, liesInOtherPackage, sourceRootsInside } from "./package-shape.js";
 import { isOutOfDescriptors, outOfDescriptorsText } from "./descriptor-limit.js";
+import { errorCode, fileErrorReason } from "./file-error.js";
 
 /**
  * Why a confined read refused (`unsupported_path`: a dot-entry or `node_modules`, which are not
@@ -130,12 +131,12 @@ export function readConfinedBytesSync(skillDir: string, filePath: string, option
   try {
     realDir = fs.realpathSync.native(skillDir);
   } catch (error) {
-    return refuse(reasonOf(error), "the skill directory cannot be resolved");
+    return refuse(fileErrorReason(error), "the skill directory cannot be resolved");
   }
   try {
     realTarget = fs.realpathSync.native(path.join(realDir, ...normalised.segments));
   } catch (error) {
-    const reason = reasonOf(error);
+    const reason = fileErrorReason(error);
     return refuse(reason, reason === "not_found" ? NOT_IN_SKILL : describe(error));
   }
   // Checked on the real paths, after every symlink is resolved, and by whole components so
@@ -158,7 +159,7 @@ export function readConfinedBytesSync(skillDir: string, filePath: string, option
       return refuse("not_a_file", "it is not a regular file");
     }
   } catch (error) {
-    return refuse(reasonOf(error), describe(error));
+    return refuse(fileErrorReason(error), describe(error));
   }
 
   let fd: number;
@@ -167,7 +168,7 @@ export function readConfinedBytesSync(skillDir: string, filePath: string, option
     // O_NOFOLLOW: the real path has no final symlink; one appearing now is a swap, so refuse it.
     fd = fs.openSync(realTarget, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW | constants.O_NOCTTY);
   } catch (error) {
-    return refuse(reasonOf(error), describe(error));
+    return refuse(fileErrorReason(error), describe(error));
   }
   try {
     const info = fs.fstatSync(fd);
@@ -184,7 +185,7 @@ export function readConfinedBytesSync(skillDir: string, filePath: string, option
     const bytes = readPrefix(fd, info.size, options.maxBytes);
     return { ok: true, path: relative, bytes, size: Math.max(info.size, bytes.length) };
   } catch (error) {
-    return refuse(reasonOf(error), describe(error));
+    return refuse(fileErrorReason(error), describe(error));
   } finally {
     fs.closeSync(fd);
   }
@@ -289,26 +290,6 @@ function characterBoundary(bytes: Uint8Array, limit: number): number {
 
 function truncationNotice(shown: number, size: number): string {
   return `\n\n[File truncated: the file is ${size} bytes; only the first ${shown} bytes are shown.]`;
-}
-
-function errorCode(error: unknown): string | undefined {
-  return typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : undefined;
-}
-
-function reasonOf(error: unknown): ReadErrorReason {
-  switch (errorCode(error)) {
-    case "ENOENT":
-    case "ENOTDIR":
-    // A name longer than the file system allows cannot name a file there.
-    case "ENAMETOOLONG":
-      return "not_found";
-    case "ELOOP":
-      return "illegal_path";
-    case "EISDIR":
-      return "not_a_file";
-    default:
-      return "io";
-  }
 }
 
 /** The error's code only: Node's messages embed absolute paths, which must not reach a result. */

@@ -16,6 +16,7 @@ import path from "node:path";
 import { isInside, normaliseSkillPath, readConfinedBytesSync as readConfinedBytesUnderLimit, type ReadErrorReason } from "./confined-read.js";
 import { MAX_AUTHORED_FILE_BYTES } from "./limits.js";
 import { isLeftOutOfPackage, liesInOtherPackage, SKILL_FILE_NAMES, sourceRootsInside } from "./package-shape.js";
+import { errorCode, fileErrorReason } from "./file-error.js";
 
 /** Why a write refused; `too_large` adds to the read reasons. Part of the `skill_write_error` envelope. */
 export type WriteErrorReason = ReadErrorReason | "too_large";
@@ -112,7 +113,7 @@ export function removeSkillFile(skillDir: string, relative: string, sourceRoots:
     fs.unlinkSync(place.target);
     fsyncDirectory(place.parent);
   } catch (error) {
-    return refusal(relative, reasonOf(error), describe(error));
+    return refusal(relative, fileErrorReason(error), describe(error));
   }
   return { ok: true };
 }
@@ -142,7 +143,7 @@ export function createSkillFolder(parentDir: string, name: string, skillFileText
     fs.rmSync(temporary, { recursive: true, force: true });
     const code = errorCode(error);
     if (code === "EEXIST" || code === "ENOTEMPTY") return refusal(name, "io", "a folder or file of that name is already there");
-    return refusal(name, reasonOf(error), describe(error));
+    return refusal(name, fileErrorReason(error), describe(error));
   }
   return { ok: true };
 }
@@ -162,7 +163,7 @@ export function deleteSkillFolder(skillDir: string): WriteOutcome {
     fs.renameSync(skillDir, doomed);
     fsyncDirectory(parent);
   } catch (error) {
-    return refusal(name, reasonOf(error), describe(error));
+    return refusal(name, fileErrorReason(error), describe(error));
   }
   // Gone for every reader already; what is left is hidden and only costs space if this fails.
   fs.rmSync(doomed, { recursive: true, force: true });
@@ -304,7 +305,7 @@ function placeFor(skillDir: string, checked: WritablePath, { createFolders, sour
   try {
     realDir = fs.realpathSync.native(skillDir);
   } catch (error) {
-    return refuse(reasonOf(error), "the skill directory cannot be resolved");
+    return refuse(fileErrorReason(error), "the skill directory cannot be resolved");
   }
   // A nested skill's folder, or another source's root inside this skill, is another package: the
   // read rule (`liesInOtherPackage`), checked before a folder on the way is created.
@@ -317,14 +318,14 @@ function placeFor(skillDir: string, checked: WritablePath, { createFolders, sour
     try {
       stat = fs.lstatSync(next, { throwIfNoEntry: false });
     } catch (error) {
-      return refuse(reasonOf(error), describe(error));
+      return refuse(fileErrorReason(error), describe(error));
     }
     if (stat === undefined) {
       if (!createFolders) return refuse("not_found", "no such file in this skill");
       try {
         fs.mkdirSync(next, { mode: 0o755 });
       } catch (error) {
-        return refuse(reasonOf(error), describe(error));
+        return refuse(fileErrorReason(error), describe(error));
       }
     } else if (stat.isSymbolicLink()) return refuse("illegal_path", "a folder on the way is a link, and links are not written through");
     else if (!stat.isDirectory()) return refuse("not_a_file", `${JSON.stringify(segment)} on the way is not a folder`);
@@ -336,7 +337,7 @@ function placeFor(skillDir: string, checked: WritablePath, { createFolders, sour
   try {
     existing = fs.lstatSync(target, { throwIfNoEntry: false });
   } catch (error) {
-    return refuse(reasonOf(error), describe(error));
+    return refuse(fileErrorReason(error), describe(error));
   }
   if (existing?.isSymbolicLink()) return refuse("illegal_path", "it is a link, and links are not written through or removed");
   if (existing !== undefined && !existing.isFile()) return refuse("not_a_file", "it is not a regular file");
@@ -395,25 +396,6 @@ function readConfinedBytesSync(skillDir: string, relative: string, sourceRoots: 
 
 function refusal(relative: string, reason: WriteErrorReason, why: string): WriteRefusal {
   return { ok: false, reason, message: `Cannot write ${JSON.stringify(relative)}: ${why}.` };
-}
-
-function errorCode(error: unknown): string | undefined {
-  return typeof error === "object" && error !== null && "code" in error ? String((error as { code: unknown }).code) : undefined;
-}
-
-function reasonOf(error: unknown): WriteErrorReason {
-  switch (errorCode(error)) {
-    case "ENOENT":
-    case "ENOTDIR":
-    case "ENAMETOOLONG":
-      return "not_found";
-    case "ELOOP":
-      return "illegal_path";
-    case "EISDIR":
-      return "not_a_file";
-    default:
-      return "io";
-  }
 }
 
 /** The error's code only: Node's messages embed absolute paths, which must not reach a result. */
