@@ -15,6 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { isInside, normaliseSkillPath, readConfinedBytesSync as readConfinedBytesUnderLimit, type ReadErrorReason } from "./confined-read.js";
 import { MAX_AUTHORED_FILE_BYTES } from "./limits.js";
+import { packageWriteProblem } from "./package-files.js";
 import { isLeftOutOfPackage, liesInOtherPackage, SKILL_FILE_NAMES, sourceRootsInside } from "./package-shape.js";
 
 /** Why a write refused; `too_large` adds to the read reasons. Part of the `skill_write_error` envelope. */
@@ -78,7 +79,18 @@ export function sha256Of(bytes: Uint8Array | string): string {
  * file at the target, are refused. An existing file keeps its mode (a script stays executable).
  */
 export function writeSkillFile(skillDir: string, relative: string, text: string, sourceRoots: readonly string[] = []): WriteOutcome {
-  return writeInto(skillDir, relative, text, placeFor(skillDir, writablePath(relative), { createFolders: true, sourceRoots }));
+  const checked = withinPackageLimits(skillDir, writablePath(relative), text);
+  return writeInto(skillDir, relative, text, placeFor(skillDir, checked, { createFolders: true, sourceRoots }));
+}
+
+/**
+ * The path, unless writing `text` there would take the package past its limits (package-files.ts):
+ * checked before a folder on the way is created, so a refused write leaves nothing behind.
+ */
+function withinPackageLimits(skillDir: string, checked: WritablePath, text: string): WritablePath {
+  if (!checked.ok) return checked;
+  const problem = packageWriteProblem(skillDir, checked.path, Buffer.byteLength(text, "utf8"));
+  return problem === null ? checked : refusal(checked.path, "too_large", problem);
 }
 
 /**
@@ -89,7 +101,7 @@ export function writeSkillMdFile(skillDir: string, skillFileName: string, text: 
   const checked: WritablePath = SKILL_FILE_NAMES.includes(skillFileName)
     ? { ok: true, path: skillFileName, segments: [skillFileName] }
     : refusal(skillFileName, "illegal_path", "it is not a skill's SKILL.md");
-  return writeInto(skillDir, skillFileName, text, placeFor(skillDir, checked, { createFolders: false, sourceRoots: [] }));
+  return writeInto(skillDir, skillFileName, text, placeFor(skillDir, withinPackageLimits(skillDir, checked, text), { createFolders: false, sourceRoots: [] }));
 }
 
 function writeInto(skillDir: string, relative: string, text: string, place: Place): WriteOutcome {

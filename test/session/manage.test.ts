@@ -5,7 +5,9 @@ import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { MAX_AUTHORED_FILE_BYTES } from "../../src/package/limits.js";
+import { MAX_AUTHORED_FILE_BYTES, MAX_PACKAGE_BYTES } from "../../src/package/limits.js";
+import { readPackageFiles } from "../../src/package/package-files.js";
+import { MAX_RESOURCE_ENTRIES } from "../../src/package/resources.js";
 import { createSkillRuntime, type SkillRuntime, type SkillRuntimeOptions } from "../../src/runtime.js";
 import type { Session } from "../../src/session/session.js";
 import { realTempDir, writeSkill } from "../support/tmp.js";
@@ -250,6 +252,67 @@ test("a file of exactly the limit is written and one byte over is refused as too
   assert.equal((await session.manage({ action: "create", name: "huge", content: skillAtLimit })).ok, true);
   const skillOver = await session.manage({ action: "create", name: "huger", content: skillMd("huger") + "b".repeat(MAX_AUTHORED_FILE_BYTES) });
   assert.equal(skillOver.error?.reason, "too_large");
+});
+
+test("a replace_all patch whose result would pass 1 MiB is refused as too_large before it is built, and the file is unchanged", T, async (t) => {
+  const { session, authoring } = await setup(t);
+  await session.manage({ action: "create", name: "notes", content: skillMd("notes") });
+  const file = path.join(authoring, "notes", "references", "a.md");
+  const text = "a".repeat(MAX_AUTHORED_FILE_BYTES - 100);
+  assert.equal((await session.manage({ action: "write_file", name: "notes", file_path: "references/a.md", content: text })).ok, true);
+  // A million matches of one character, each made a thousand: a result of about 1 GB, past what a string may hold.
+  const blown = await session.manage({ action: "patch", name: "notes", file_path: "references/a.md", old_string: "a", new_string: "b".repeat(1000), replace_all: true });
+  assert.deepEqual([blown.error?.code, blown.error?.reason], ["skill_write_error", "too_large"]);
+  assert.equal(fs.readFileSync(file, "utf8"), text);
+  // Exactly at the limit is written; one byte past it is not.
+  const toLimit = await session.manage({ action: "patch", name: "notes", file_path: "references/a.md", old_string: "aaaa", new_string: "a".repeat(104), replace_all: false });
+  assert.equal(toLimit.error?.code, "patch_failed", "a repeated old_string still needs replace_all");
+  fs.writeFileSync(file, "x" + "a".repeat(MAX_AUTHORED_FILE_BYTES - 101));
+  const atLimit = await session.manage({ action: "patch", name: "notes", file_path: "references/a.md", old_string: "x", new_string: "y".repeat(101) });
+  assert.equal(atLimit.ok, true, JSON.stringify(atLimit.error));
+  assert.equal(fs.statSync(file).size, MAX_AUTHORED_FILE_BYTES);
+  const overByOne = await session.manage({ action: "patch", name: "notes", file_path: "references/a.md", old_string: "ya", new_string: "yaa" });
+  assert.equal(overByOne.error?.reason, "too_large");
+});
+
+test("write_file keeps the package within the install limits: 500 files besides SKILL.md, 16 MiB, five folders deep", T, async (t) => {
+  const { session, authoring } = await setup(t);
+  await session.manage({ action: "create", name: "notes", content: skillMd("notes") });
+  const dir = path.join(authoring, "notes");
+  const refs = path.join(dir, "references");
+  fs.mkdirSync(refs);
+  for (let i = 0; i < MAX_RESOURCE_ENTRIES - 1; i++) fs.writeFileSync(path.join(refs, `f${i}.md`), "x");
+  const last = await session.manage({ action: "write_file", name: "notes", file_path: "references/last.md", content: "x" });
+  assert.equal(last.ok, true, JSON.stringify(last.error));
+  const oneMore = await session.manage({ action: "write_file", name: "notes", file_path: "references/more.md", content: "x" });
+  assert.deepEqual([oneMore.error?.code, oneMore.error?.reason], ["skill_write_error", "too_large"]);
+  assert.equal(fs.existsSync(path.join(refs, "more.md")), false);
+  // A package at the file limit can still change the files it has, and shrink.
+  assert.equal((await session.manage({ action: "write_file", name: "notes", file_path: "references/last.md", content: "changed" })).ok, true);
+  assert.equal((await session.manage({ action: "remove_file", name: "notes", file_path: "references/last.md" })).ok, true);
+  assert.equal((await session.manage({ action: "write_file", name: "notes", file_path: "references/more.md", content: "x" })).ok, true);
+
+  fs.rmSync(refs, { recursive: true });
+  const assets = path.join(dir, "assets");
+  fs.mkdirSync(assets);
+  const used = fs.statSync(path.join(dir, "SKILL.md")).size;
+  // Fifteen files of 1 MiB, then what is left to 16 MiB is written and one byte more is not.
+  for (let i = 0; i < 15; i++) fs.writeFileSync(path.join(assets, `b${i}.bin`), Buffer.alloc(1024 * 1024));
+  const room = MAX_PACKAGE_BYTES - used - 15 * 1024 * 1024;
+  const overBytes = await session.manage({ action: "write_file", name: "notes", file_path: "assets/rest.txt", content: "z".repeat(room + 1) });
+  assert.equal(overBytes.error?.reason, "too_large");
+  assert.equal(fs.existsSync(path.join(assets, "rest.txt")), false);
+  const fits = await session.manage({ action: "write_file", name: "notes", file_path: "assets/rest.txt", content: "z".repeat(room) });
+  assert.equal(fits.ok, true, JSON.stringify(fits.error));
+  fs.rmSync(assets, { recursive: true });
+
+  const fiveDeep = await session.manage({ action: "write_file", name: "notes", file_path: "a/b/c/d/e/f.md", content: "x" });
+  assert.equal(fiveDeep.ok, true, JSON.stringify(fiveDeep.error));
+  const sixDeep = await session.manage({ action: "write_file", name: "notes", file_path: "a/b/c/d/e/g/f.md", content: "x" });
+  assert.equal(sixDeep.error?.reason, "too_large");
+  assert.equal(fs.existsSync(path.join(dir, "a/b/c/d/e/g")), false, "no folder of a refused write is left behind");
+  // What the agent wrote installs: the package rules find nothing to refuse.
+  assert.deepEqual(readPackageFiles(dir).problems, []);
 });
 
 test("an edit of a SKILL.md changed since this session read it is refused as stale_skill, and a fresh read lets it through", T, async (t) => {
