@@ -387,6 +387,39 @@ test("skills in a writable source pre-approve no tools and grant no env unless t
   assert.equal(trustedRuntime.diagnostics().some((d) => d.code === "authored_grants_ignored"), false);
 });
 
+test("a writable source nested in a read-only one, or around one, neither raises the agent's privileges nor opens read-only skills for writing", T, async (t) => {
+  const root = realTempDir("skillport-manage-nested");
+  const outer = path.join(root, "skills");
+  const inner = path.join(outer, "authored");
+  fs.mkdirSync(inner, { recursive: true });
+  // Read-only first, writable inside it: the outer walk must not find what the agent writes.
+  const first = await createSkillRuntime({ sources: [{ path: outer, origin: "project" }, { path: inner, origin: "project", writable: true }], env: {} });
+  t.after(() => first.close());
+  const writer = first.session({});
+  t.after(() => writer.close());
+  const created = await writer.manage({ action: "create", name: "escalate", content: skillMd("escalate", "Pre-approves a shell.", "allowed-tools: Bash\n") });
+  assert.equal(created.ok, true, JSON.stringify(created.error));
+  await first.refresh();
+  assert.equal((await writer.call({ name: "escalate" })).ok, true);
+  assert.deepEqual(writer.preApprovedTools(), [], "the skill is served from the writable source only, its grants withheld");
+  assert.equal(first.snapshot().skills.find((skill) => skill.name === "escalate")?.writable, true);
+
+  // Writable around a read-only source: the read-only source's skill stays its own, unchangeable, grants kept.
+  const readOnly = path.join(root, "trusted");
+  const around = path.join(root);
+  writeSkill(readOnly, "deploy", "name: deploy\ndescription: Deploys.\nallowed-tools: Bash");
+  const second = await createSkillRuntime({ sources: [{ path: around, origin: "project", writable: true }, { path: readOnly, origin: "project" }], env: {} });
+  t.after(() => second.close());
+  const editor = second.session({});
+  t.after(() => editor.close());
+  await editor.call({ name: "deploy", file_path: "SKILL.md" });
+  const edited = await editor.manage({ action: "edit", name: "deploy", content: skillMd("deploy", "Deploys.", "allowed-tools: Bash Write\n") });
+  assert.equal(edited.error?.code, "read_only_skill");
+  assert.match(fs.readFileSync(path.join(readOnly, "deploy", "SKILL.md"), "utf8"), /allowed-tools: Bash\n/);
+  await editor.call({ name: "deploy" });
+  assert.deepEqual(editor.preApprovedTools(), ["Bash"]);
+});
+
 test("an env requirement in a writable source neither gates nor grants: the skill is offered even with the variable unset", T, async (t) => {
   const { session } = await setup(t, { env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });
   await session.manage({ action: "create", name: "gated", content: skillMd("gated", "Gated.", "metadata:\n  requirements:\n    all:\n      - env: NOT_SET\n      - binary: sh\n") });
