@@ -99,13 +99,18 @@ async function create(
     // The last good snapshot answers below.
   }
   const fresh = await deps.resolveRegistry(scope);
-  if (visible(fresh, name) || visible(registry, name)) {
+  const source = writable[0]!;
+  // A project source is seen by every agent of the project: a name this agent's own policy hides
+  // from it (a trusted global `deploy`) would still be shadowed for the others, who would get the
+  // agent's skill in its place. So the name is judged as the project sees it, without any
+  // agent's policy (the agent learns only that the name is taken, as for any skill it sees).
+  const sharedWith = source.origin === "project" ? await deps.resolveRegistry(scope.projectId !== undefined ? { projectId: scope.projectId } : {}) : null;
+  if (visible(fresh, name) || visible(registry, name) || (sharedWith !== null && visible(sharedWith, name))) {
     return fail({
       code: "skill_exists",
       message: `A skill named ${JSON.stringify(name)} already exists here; a new skill must not shadow it. Choose another name, or change that skill with edit or patch.`,
     });
   }
-  const source = writable[0]!;
   const target = path.join(source.path, name);
   const locked = withSkillWriteLock(target, () => createSkillFolder(source.path, name, content));
   if (!locked.ok) return fail(busy(name, locked.holder));
