@@ -54,7 +54,10 @@ export async function withFetchedCommit<T>(url: string, ref: string | null, opti
   live.add(temp);
   try {
     const repo = path.join(temp, "repo");
-    const env = { ...(options.env ?? process.env), GIT_TERMINAL_PROMPT: "0", GCM_INTERACTIVE: "never" };
+    // Only the transports a SOURCE may name (SPEC §10), whatever the user's git configuration
+    // allows: a URL read back from a committed lockfile could otherwise name `ext::sh -c …`,
+    // which runs its command wherever `protocol.ext.allow` (or `protocol.allow`) is `always`.
+    const env = { ...(options.env ?? process.env), GIT_TERMINAL_PROMPT: "0", GCM_INTERACTIVE: "never", GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS };
     options.onProgress?.(`fetching ${url}${ref ? ` (${ref})` : ""}`);
     // An empty template: no sample hooks, nothing but what git needs.
     await git(["init", "--quiet", "--template=", repo], env, url);
@@ -69,6 +72,9 @@ export async function withFetchedCommit<T>(url: string, ref: string | null, opti
     live.delete(temp);
   }
 }
+
+/** git's own names of the transports behind `https://`, `ssh://` and `git@host:path`, and `file://`. */
+const ALLOWED_PROTOCOLS = "https:ssh:file";
 
 /** No hooks (whatever the user's config says), no advice text, no background maintenance. */
 const QUIET_CONFIG = ["-c", "core.hooksPath=/dev/null", "-c", "advice.detachedHead=false", "-c", "maintenance.auto=false", "-c", "gc.auto=0"];

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { DIGEST_PREFIX } from "../package/package-digest.js";
 import { isLeftOutOfPackage } from "../package/package-shape.js";
 import { InstallError } from "./install-error.js";
-import { isSafeRef } from "./source-spec.js";
+import { isGitSourceUrl, isSafeRef } from "./source-spec.js";
 
 export const LOCKFILE_VERSION = 1;
 
@@ -73,6 +73,9 @@ function lockedSkill(entry: unknown, where: string): LockedSkill {
   if (typeof source !== "string" || typeof url !== "string" || url === "") throw new Error(`${where}: source and url must be strings`);
   if (sourceType !== "git" && sourceType !== "local") throw new Error(`${where}: sourceType must be "git" or "local"`);
   if (url.startsWith("-")) throw new Error(`${where}: url looks like an option`);
+  // A committed lockfile is someone else's text: its URL must be one a SOURCE could have named.
+  if (sourceType === "git" && !isGitSourceUrl(url)) throw new Error(`${where}: url must be an https://, ssh://, file:// or git@host:path URL`);
+  if (sourceType === "local" && !path.isAbsolute(url)) throw new Error(`${where}: a local source's url must be an absolute path`);
   if (ref !== null && (typeof ref !== "string" || !isSafeRef(ref))) throw new Error(`${where}: ref must be null or a branch, tag or commit name`);
   if (commit !== null && (typeof commit !== "string" || !/^[0-9a-f]{40,64}$/.test(commit))) throw new Error(`${where}: commit must be null or a full hex commit name`);
   if (sourceType === "git" && commit === null) throw new Error(`${where}: a git source needs its commit`);

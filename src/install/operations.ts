@@ -18,7 +18,7 @@ import { exists, placeStaged, removeAbandonedTemporaries, removePlaced, stageSki
 import { skillAt, skillsOfSource, type SourceSkill } from "./source-skills.js";
 import { withFetchedCommit } from "./git-fetch.js";
 import { parseSource, type SourceSpec } from "./source-spec.js";
-import type { InstallTarget } from "./targets.js";
+import { checkTargetInside, type InstallTarget } from "./targets.js";
 
 export type SkillStatus = "installed" | "updated" | "unchanged" | "refused" | "removed" | "ok" | "modified" | "missing";
 
@@ -100,6 +100,7 @@ export async function installSkills(source: string, options: InstallOptions & { 
 }
 
 async function installLocked(spec: SourceSpec, options: InstallOptions & { skills?: readonly string[] }): Promise<InstallReport> {
+  checkTargetInside(options.target);
   const lock = readSkillsLock(options.target.lockfile);
   removeAbandonedTemporaries(options.target.dir);
   return withSourceTree(spec, specRef(spec), options, async (root, provenance) => {
@@ -128,6 +129,7 @@ export async function installLockedSkills(options: InstallOptions & { skills?: r
 }
 
 async function installFrozen(options: InstallOptions & { skills?: readonly string[] }): Promise<InstallReport> {
+  checkTargetInside(options.target);
   const lock = readSkillsLock(options.target.lockfile);
   if (lock.size === 0) throw new InstallError(`${options.target.lockfile} does not exist or records no skills; --frozen installs only what it records`, "usage");
   removeAbandonedTemporaries(options.target.dir);
@@ -160,6 +162,7 @@ export async function updateSkills(options: InstallOptions & { names?: readonly 
 }
 
 async function updateLocked(options: InstallOptions & { names?: readonly string[] }): Promise<InstallReport> {
+  checkTargetInside(options.target);
   const lock = readSkillsLock(options.target.lockfile);
   removeAbandonedTemporaries(options.target.dir);
   const entries = selectEntries(lock, options.target, options.names);
@@ -201,6 +204,7 @@ export async function removeSkills(names: readonly string[], options: Pick<Insta
 
 async function removeLocked(names: readonly string[], options: Pick<InstallOptions, "target" | "force">): Promise<InstallReport> {
   const { target } = options;
+  checkTargetInside(target);
   const lock = readSkillsLock(target.lockfile);
   removeAbandonedTemporaries(target.dir);
   const outcomes: SkillOutcome[] = [];

@@ -120,3 +120,17 @@ function splitRef(text: string, given: string): [string, string | null] {
 export function isSafeRef(ref: string): boolean {
   return REF.test(ref);
 }
+
+/**
+ * Whether `url` is a git URL a SOURCE may name, exactly as `parseSource` keeps it (https, ssh,
+ * file, `git@host:path`; no ref, no option shape). Asked of a URL read back from a lockfile,
+ * which someone else may have committed: it reaches git as the URL to fetch.
+ */
+export function isGitSourceUrl(url: string): boolean {
+  try {
+    const spec = parseSource(url, "/", "/");
+    return spec.kind === "git" && spec.url === url && spec.ref === null;
+  } catch {
+    return false;
+  }
+}

@@ -7,8 +7,11 @@
  * lockfile for `.agents/skills` and `.claude/skills`, entries kept per folder), in `~/.agents/`,
  * `~/.claude/`, `~/.codex/` for the user's.
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
+import { isInside } from "../package/confined-read.js";
 import { projectRoot } from "../registry/sources.js";
+import { InstallError } from "./install-error.js";
 
 export const LOCKFILE_NAME = "skills-lock.json";
 
@@ -22,6 +25,8 @@ export interface InstallTarget {
   lockfile: string;
   /** `dir` relative to the lockfile's folder, `/`-separated: the key its entries are kept under. */
   folder: string;
+  /** The project root `dir` must stay inside on its real path (a project's folders); absent for the user's own folders. */
+  within?: string;
 }
 
 export interface TargetChoice {
@@ -38,7 +43,41 @@ export function installTarget({ cwd, home, global = false, to = "agents" }: Targ
   }
   const root = projectRoot(cwd);
   const folder = `.${to}/skills`;
-  return { dir: path.join(root, `.${to}`, "skills"), lockfile: path.join(root, LOCKFILE_NAME), folder };
+  return { dir: path.join(root, `.${to}`, "skills"), lockfile: path.join(root, LOCKFILE_NAME), folder, within: root };
+}
+
+/**
+ * Throws unless the target's folder stays inside its project on its real path. A cloned
+ * repository chooses its own files, links included: a committed `.agents -> ../..` (or a
+ * lockfile folder key whose folder is such a link) would have `add`, `update` and `add
+ * --frozen` write skill folders, and `remove` delete them, wherever the link leads. Discovery
+ * refuses such a project folder for reading (`linkRootLeft`); installs refuse it for writing.
+ * The user's own folders (`--global`, `--to codex`) may be links anywhere, as their sources may.
+ */
+export function checkTargetInside(target: InstallTarget): void {
+  if (target.within === undefined) return;
+  let root: string;
+  try {
+    root = fs.realpathSync.native(target.within);
+  } catch {
+    return;
+  }
+  // The nearest part of the folder that exists: what is still missing is made below it.
+  let probe = path.resolve(target.dir);
+  while (fs.lstatSync(probe, { throwIfNoEntry: false }) === undefined) {
+    const parent = path.dirname(probe);
+    if (parent === probe) return;
+    probe = parent;
+  }
+  let real: string | null;
+  try {
+    real = fs.realpathSync.native(probe);
+  } catch {
+    real = null;
+  }
+  if (real === null || (real !== root && !isInside(root, real))) {
+    throw new InstallError(`${target.folder} is reached through a link leading outside the project (or to nothing); nothing was installed or removed there`, "usage");
+  }
 }
 
 /** A folder of the host's own choosing; its lockfile defaults to `skills-lock.json` beside it. */
@@ -49,8 +88,8 @@ export function folderTarget(dir: string, lockfile: string = path.join(path.dirn
   return { dir: absolute, lockfile: lock, folder: folder === "" ? "." : folder };
 }
 
-/** Every folder a lockfile records, as targets, in the lockfile's order. */
-export function targetsOfLock(lockfile: string, folders: readonly string[]): InstallTarget[] {
+/** Every folder a lockfile records, as targets, in the lockfile's order; `within` is the project they must stay inside. */
+export function targetsOfLock(lockfile: string, folders: readonly string[], within?: string): InstallTarget[] {
   const base = path.dirname(path.resolve(lockfile));
-  return folders.map((folder) => ({ dir: path.resolve(base, ...folder.split("/")), lockfile: path.resolve(lockfile), folder }));
+  return folders.map((folder) => ({ dir: path.resolve(base, ...folder.split("/")), lockfile: path.resolve(lockfile), folder, ...(within !== undefined ? { within } : {}) }));
 }

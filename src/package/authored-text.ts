@@ -20,7 +20,15 @@ export function authoredTextProblem(text: string, shownPath: string): AuthoredTe
   if (LONE_SURROGATE.test(text)) {
     return { reason: "not_utf8", message: `Cannot write ${JSON.stringify(shownPath)}: the content is not valid Unicode text (it holds a lone surrogate), so it has no UTF-8 form.` };
   }
-  const size = Buffer.byteLength(text, "utf8");
+  return authoredSizeProblem(Buffer.byteLength(text, "utf8"), shownPath);
+}
+
+/**
+ * Null when a file of `size` UTF-8 bytes may be written; else why not. Asked on its own before a
+ * text is built whose size is known in advance (a `replace_all` patch can multiply a 1 MiB file
+ * past what a string can hold, and building it first would throw or exhaust memory).
+ */
+export function authoredSizeProblem(size: number, shownPath: string): AuthoredTextProblem | null {
   if (size > MAX_AUTHORED_FILE_BYTES) {
     return {
       reason: "too_large",

@@ -40,11 +40,13 @@ export interface PackageFiles {
   folders: string[];
   /** Why the package cannot be installed, one sentence each; empty when it can. */
   problems: string[];
+  /** Whether the walk stopped at a limit (depth, files, folders, bytes): the lists above are then partial. */
+  limitReached: boolean;
 }
 
 /** The files of the skill at `dir` and its problems. Never throws for what the package holds; a missing `dir` is a problem too. */
 export function readPackageFiles(dir: string): PackageFiles {
-  const result: PackageFiles = { files: [], folders: [], problems: [] };
+  const result: PackageFiles = { files: [], folders: [], problems: [], limitReached: false };
   let root: string;
   try {
     root = fs.realpathSync.native(dir);
@@ -144,10 +146,39 @@ export function readPackageFiles(dir: string): PackageFiles {
     }
   };
   walk(root, "", 0, [root]);
+  result.limitReached = over;
   // Folders that end up holding nothing shipped (only dot-entries, say) are still created: harmless, and what the author laid out.
   return result;
 }
 
 function codeOf(error: unknown): string {
   return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+}
+
+/**
+ * Why writing `size` bytes at `relative` (`/`-separated, already confined) into the skill at
+ * `dir` would take the package past the limits `readPackageFiles` refuses it at, or null when it
+ * stays inside them. An agent writes one file a call (SPEC §11), so only the whole package can
+ * be bounded: without this, 520 calls leave 520 files, 17 leave 17 MiB, and one call leaves a
+ * file 2,000 folders deep, a package no install, listing or Skills Extension client takes whole.
+ * A write that does not grow the package (same or fewer files, folders and bytes) is always let
+ * through, so a package already past a limit (made by hand) can still be trimmed and fixed.
+ */
+export function packageWriteProblem(dir: string, relative: string, size: number): string | null {
+  const segments = relative.split("/");
+  const folders = segments.slice(0, -1);
+  if (folders.length > MAX_RESOURCE_DEPTH) return `it would lie ${folders.length} folders below the skill; a package goes at most ${MAX_RESOURCE_DEPTH} deep`;
+  const now = readPackageFiles(dir);
+  const existing = now.files.find((file) => file.path === relative);
+  const newFolders = folders.map((_, i) => folders.slice(0, i + 1).join("/")).filter((folder) => !now.folders.includes(folder)).length;
+  const resourceFiles = now.files.filter((file) => !(SKILL_FILE_NAMES.includes(file.path))).length;
+  const isManifest = SKILL_FILE_NAMES.includes(relative);
+  const grows = existing === undefined || size > existing.size || newFolders > 0;
+  if (!grows) return null;
+  if (existing === undefined && !isManifest && resourceFiles + 1 > MAX_RESOURCE_ENTRIES) return `the package would hold more than ${MAX_RESOURCE_ENTRIES} files besides SKILL.md`;
+  if (now.folders.length + newFolders > MAX_RESOURCE_DIRECTORIES) return `the package would hold more than ${MAX_RESOURCE_DIRECTORIES} folders`;
+  const bytes = now.files.reduce((sum, file) => sum + file.size, 0) - (existing?.size ?? 0) + size;
+  if (bytes > MAX_PACKAGE_BYTES) return `the package's files would add up to ${bytes} bytes, over the ${MAX_PACKAGE_BYTES}-byte limit`;
+  // The walk stops at the first limit it meets, so its counts are partial then: the package is already over.
+  return now.limitReached ? `the package is already past a limit (${now.problems[now.problems.length - 1]})` : null;
 }

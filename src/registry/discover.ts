@@ -55,6 +55,8 @@ export interface WalkOptions {
   agentId?: string;
   /** Say so (a `source_missing` warning) when the source does not exist; off for the default folders. */
   reportsMissing?: boolean;
+  /** Real roots of other sources inside this one that the walk leaves to them (`separateRootsOf`). */
+  separateRoots?: readonly string[];
 }
 
 export const DEFAULT_WALK_OPTIONS: WalkOptions = Object.freeze({
@@ -120,6 +122,8 @@ interface Walk extends WalkProblems {
   privateRoots: readonly PrivateRoot[];
   /** The private roots' paths, so a plain directory is checked with one lookup. */
   privatePaths: ReadonlySet<string>;
+  /** Roots of other sources this walk does not enter (`WalkOptions.separateRoots`). */
+  separatePaths: ReadonlySet<string>;
   agentId: string | undefined;
   maxDirectories: number;
   directories: number;
@@ -197,6 +201,7 @@ export async function discoverSource(
     linkRoot: options.followExternalLinks ? null : linkRootOf(options.linkRoot, realRoot),
     privateRoots: options.privateRoots,
     privatePaths: new Set(options.privateRoots.map((r) => r.path)),
+    separatePaths: new Set(options.separateRoots ?? []),
     agentId: options.agentId,
     maxDirectories: options.maxDirectories,
     directories: 0,
@@ -208,7 +213,10 @@ export async function discoverSource(
     readsAhead: readAhead,
   };
   const owner = foreignOwner(realRoot, walk);
-  if (owner !== null) {
+  // A rescan of one folder of the source that lies in a root left to another source finds nothing.
+  if ((options.separateRoots ?? []).some((separate) => isInside(realRoot, separate))) {
+    walk.prefetch.close();
+  } else if (owner !== null) {
     refusePrivate(walk, owner, root, `Source ${root} lies inside agent '${owner}''s private skills; it contributes no skills here`);
   } else {
     try {
@@ -261,6 +269,12 @@ async function walkTree(realRoot: string, walk: Walk): Promise<void> {
     } else if (!entry.isDirectory()) continue;
     else real = walk.privatePaths.has(child) ? plainIntoPrivate(child, walk) : child;
     if (real === null) continue;
+    // Another source's root, left to it (a writable one, or one inside a writable one): what lies there is that source's alone.
+    // A link may lead anywhere below such a root, a plain folder only into the root itself.
+    if (walk.separatePaths.size > 0 && (walk.separatePaths.has(real) || (real !== child && [...walk.separatePaths].some((root) => isInside(real!, root))))) {
+      if (real === child) walk.prefetch.take(entry);
+      continue;
+    }
     if (walk.visited === null) walk.plain.push(real);
     else if (walk.visited.has(real)) {
       // Reached before through a link: a listing read ahead for it is not going to be taken.

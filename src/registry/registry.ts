@@ -13,7 +13,7 @@ import { MAX_SKILL_DEPTH, type FoundSkill, type SourceDiscovery } from "./discov
 import { withholdsGrants, withoutGrants } from "./authored-trust.js";
 import { rankSkills } from "./precedence.js";
 import { candidatesOf, rankingAfter, type Ranking } from "./ranking-update.js";
-import { defaultLabel, privateRootsOf, sourceRootsOf, visibilityGroup, walkOptionsOf, type VisibilityGroup } from "./sources.js";
+import { defaultLabel, privateRootsOf, separateRootsOf, sourceRootsOf, visibilityGroup, walkOptionsOf, type VisibilityGroup } from "./sources.js";
 import type { LoadedSkill } from "./skill-wire.js";
 import { TimeSlicer } from "./time-slice.js";
 import { walkHere, type SourceWalk, type WalkInput } from "./source-walk.js";
@@ -185,6 +185,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
 
     const privateRoots = privateRootsOf(sources);
     const sourceRoots = sourceRootsOf(sources);
+    const separateRoots = separateRootsOf(sources);
     const indexes: number[] = [];
     for (const [index, source] of sources.entries()) {
       const problem = sourceProblem(source);
@@ -220,10 +221,10 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       // does; a subtree that is gone is a removal, not a missing source.
       options:
         subtree === undefined
-          ? walkOptionsOf(sources[index]!, privateRoots)
+          ? walkOptionsOf(sources[index]!, privateRoots, separateRoots[index])
           : {
               linkRoot: sources[index]!.path,
-              ...walkOptionsOf(sources[index]!, privateRoots),
+              ...walkOptionsOf(sources[index]!, privateRoots, separateRoots[index]),
               ...(path.resolve(subtree) === path.resolve(sources[index]!.path) ? {} : { reportsMissing: false }),
             },
       previous: subtree === undefined ? (lastFound.get(index) ?? []) : (inside ?? (lastFound.get(index) ?? []).filter((found) => isWithin(found.dir, subtree))),

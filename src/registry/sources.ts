@@ -116,13 +116,14 @@ export function groupsMeet(a: VisibilityGroup, b: VisibilityGroup): boolean {
  */
 const FOLLOWS_EXTERNAL_LINKS: Readonly<Record<Origin, boolean>> = Object.freeze({ agent: false, project: false, global: true, bundled: true });
 
-/** How far the walk of `source` may go, given every agent's private roots. */
-export function walkOptionsOf(source: SkillSource, privateRoots: readonly PrivateRoot[]): WalkOptions {
+/** How far the walk of `source` may go, given every agent's private roots (and the roots it leaves to other sources: `separateRootsOf`). */
+export function walkOptionsOf(source: SkillSource, privateRoots: readonly PrivateRoot[], separateRoots: readonly string[] = []): WalkOptions {
   const options: WalkOptions = {
     maxDirectories: source.maxDirectories ?? DEFAULT_MAX_DIRECTORIES,
     followExternalLinks: source.followExternalLinks ?? FOLLOWS_EXTERNAL_LINKS[source.origin],
     privateRoots,
   };
+  if (separateRoots.length > 0) options.separateRoots = separateRoots;
   if (source.linkRoot !== undefined) options.linkRoot = source.linkRoot;
   if (source.origin === "agent" && source.agentId !== undefined) options.agentId = source.agentId;
   if (source.optional !== true) options.reportsMissing = true;
@@ -151,6 +152,39 @@ export function privateRootsOf(sources: readonly SkillSource[]): PrivateRoot[] {
     owners.set(real, list);
   }
   return [...owners].map(([rootPath, agents]) => ({ path: rootPath, owners: agents }));
+}
+
+/**
+ * Per source (by index), the real roots of other sources inside its folder that its walk must
+ * not enter, because one of the two is writable (SPEC §11): a writable source nested in a
+ * read-only one would otherwise have what the agent writes found again by the outer source,
+ * where `allowed-tools` and env grants count (an agent pre-approving itself `Bash`); and a
+ * writable source around a read-only one would claim that source's skills as writable (an agent
+ * editing an installed or trusted skill). So a writable source's skills are found by it alone,
+ * and it finds no other source's. Sources that are both read-only keep overlapping as before.
+ */
+export function separateRootsOf(sources: readonly SkillSource[]): string[][] {
+  const reals = sources.map((source) => {
+    if (typeof source.path !== "string" || source.path === "") return null;
+    try {
+      return fs.realpathSync.native(path.resolve(source.path));
+    } catch {
+      // Missing now: nothing inside it to find, and it is looked for again at the next scan.
+      return null;
+    }
+  });
+  return sources.map((source, index) => {
+    const own = reals[index];
+    if (own === null || own === undefined) return [];
+    const prefix = own.endsWith(path.sep) ? own : own + path.sep;
+    const inside = new Set<string>();
+    sources.forEach((other, j) => {
+      const real = reals[j];
+      if (j === index || real === null || real === undefined || !real.startsWith(prefix)) return;
+      if (source.writable === true || other.writable === true) inside.add(real);
+    });
+    return [...inside].sort();
+  });
 }
 
 /**

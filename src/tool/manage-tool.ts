@@ -10,7 +10,7 @@ import path from "node:path";
 import type { Scope, ScopedRegistry } from "../access/types.js";
 import { SKILL_MANAGE_TOOL } from "../access/tool-policy.js";
 import type { WritableSource } from "../access/writable-sources.js";
-import { authoredSkillFileProblems, authoredTextProblem } from "../package/authored-text.js";
+import { authoredSizeProblem, authoredSkillFileProblems, authoredTextProblem } from "../package/authored-text.js";
 import { isInside } from "../package/confined-read.js";
 import {
   createSkillFolder,
@@ -99,13 +99,18 @@ async function create(
     // The last good snapshot answers below.
   }
   const fresh = await deps.resolveRegistry(scope);
-  if (visible(fresh, name) || visible(registry, name)) {
+  const source = writable[0]!;
+  // A project source is seen by every agent of the project: a name this agent's own policy hides
+  // from it (a trusted global `deploy`) would still be shadowed for the others, who would get the
+  // agent's skill in its place. So the name is judged as the project sees it, without any
+  // agent's policy (the agent learns only that the name is taken, as for any skill it sees).
+  const sharedWith = source.origin === "project" ? await deps.resolveRegistry(scope.projectId !== undefined ? { projectId: scope.projectId } : {}) : null;
+  if (visible(fresh, name) || visible(registry, name) || (sharedWith !== null && visible(sharedWith, name))) {
     return fail({
       code: "skill_exists",
       message: `A skill named ${JSON.stringify(name)} already exists here; a new skill must not shadow it. Choose another name, or change that skill with edit or patch.`,
     });
   }
-  const source = writable[0]!;
   const target = path.join(source.path, name);
   const locked = withSkillWriteLock(target, () => createSkillFolder(source.path, name, content));
   if (!locked.ok) return fail(busy(name, locked.holder));
@@ -136,7 +141,7 @@ function change(
         return writeSkillMd(skill, skillFileName, ctx, () => request.content, "edited");
       case "patch":
         if (request.filePath === null || isSkillFilePath(request.filePath, skillFileName)) {
-          return writeSkillMd(skill, skillFileName, ctx, (current) => patched(current, request), "patched");
+          return writeSkillMd(skill, skillFileName, ctx, (current) => patched(current, request, skillFileName), "patched");
         }
         return patchFile(skill, request, sourceRoots);
       case "write_file":
@@ -185,7 +190,7 @@ function patchFile(skill: RegisteredSkill, request: Extract<SkillManageRequest, 
   if (!checked.ok) return fail(writeError(checked));
   const current = readSkillText(skill.dir, checked.path, sourceRoots);
   if (!current.ok) return fail(writeError(current));
-  const text = patched(current.text, request);
+  const text = patched(current.text, request, checked.path);
   if (typeof text !== "string") return fail(text);
   const answer = writeFile(skill, checked.path, text, sourceRoots);
   return answer.envelope.ok ? { envelope: success({ name: skill.name, status: "patched", file_path: checked.path }) } : answer;
@@ -210,7 +215,7 @@ function removeFile(skill: RegisteredSkill, filePath: string, sourceRoots: reado
 }
 
 /** `old_string` replaced once (it must occur exactly once) or everywhere (`replace_all`, at least once). */
-function patched(current: string, request: Extract<SkillManageRequest, { action: "patch" }>): string | ToolError {
+function patched(current: string, request: Extract<SkillManageRequest, { action: "patch" }>, shownPath: string): string | ToolError {
   const parts = current.split(request.oldString);
   const matches = parts.length - 1;
   if (matches === 0 || (matches > 1 && !request.replaceAll)) {
@@ -223,6 +228,11 @@ function patched(current: string, request: Extract<SkillManageRequest, { action:
           : `\`old_string\` occurs ${matches} times; give more surrounding text so it occurs once, or set \`replace_all\`.`,
     };
   }
+  // The result's size is known before it is built: a short old_string replaced everywhere by a
+  // long new_string would otherwise build a string past memory (or V8's length limit, a throw).
+  const size = Buffer.byteLength(current, "utf8") + matches * (Buffer.byteLength(request.newString, "utf8") - Buffer.byteLength(request.oldString, "utf8"));
+  const tooLarge = authoredSizeProblem(size, shownPath);
+  if (tooLarge) return writeError(tooLarge);
   return parts.join(request.newString);
 }
 

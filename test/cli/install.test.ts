@@ -414,3 +414,66 @@ test("a lockfile skillport cannot read is a usage error naming it, and is left a
   assert.equal(doctor.code, 1);
   assert.ok(jsonOf<{ diagnostics: Array<{ code: string }> }>(doctor).diagnostics.some((d) => d.code === "skills_lock_unreadable"));
 });
+
+test("a project folder that is a link out of the project gets nothing: add, add --frozen, update and remove exit 2 and write or delete nothing there", { timeout: 90_000 }, async () => {
+  const p = project();
+  assert.equal((await p.run("add", p.url)).code, 0);
+  const lockText = read(p.lockfile);
+  // A cloned repository commits `.agents` as a link to a folder outside it.
+  const outside = path.join(path.dirname(p.cwd), "outside");
+  fs.mkdirSync(path.join(outside, "skills", "alpha"), { recursive: true });
+  fs.writeFileSync(path.join(outside, "skills", "alpha", "keep.txt"), "mine\n");
+  fs.rmSync(path.join(p.cwd, ".agents"), { recursive: true });
+  fs.symlinkSync("../outside", path.join(p.cwd, ".agents"));
+  for (const args of [["add", p.url], ["add", "--frozen"], ["update", "--force"], ["remove", "alpha", "--force"]]) {
+    const run = await p.run(...args);
+    assert.equal(run.code, 2, `${args.join(" ")}: ${run.stdout}${run.stderr}`);
+    assert.match(run.stderr, /\.agents\/skills is reached through a link leading outside the project/);
+  }
+  assert.deepEqual(entries(path.join(outside, "skills")), ["alpha"]);
+  assert.deepEqual(entries(path.join(outside, "skills", "alpha")), ["keep.txt"]);
+  assert.equal(read(p.lockfile), lockText);
+});
+
+test("an installed skill folder swapped for a link is removed as a link: what it points at is untouched", { timeout: 60_000 }, async () => {
+  const p = project();
+  assert.equal((await p.run("add", p.url)).code, 0);
+  const victim = path.join(path.dirname(p.cwd), "victim");
+  fs.mkdirSync(victim);
+  fs.writeFileSync(path.join(victim, "keep.txt"), "mine\n");
+  fs.rmSync(path.join(p.skills, "alpha"), { recursive: true });
+  fs.symlinkSync(victim, path.join(p.skills, "alpha"));
+  assert.equal((await p.run("remove", "alpha")).code, 1, "refused without --force: it no longer matches its digest");
+  assert.equal((await p.run("update", "alpha", "--force")).code, 0);
+  assert.equal(fs.lstatSync(path.join(p.skills, "alpha")).isDirectory(), true);
+  fs.rmSync(path.join(p.skills, "alpha"), { recursive: true });
+  fs.symlinkSync(victim, path.join(p.skills, "alpha"));
+  assert.equal((await p.run("remove", "alpha", "--force")).code, 0);
+  assert.equal(fs.existsSync(path.join(p.skills, "alpha")), false);
+  assert.deepEqual(entries(victim), ["keep.txt"]);
+  const slashed = await p.run("remove", "../victim", "--force");
+  assert.equal(slashed.code, 1);
+  assert.deepEqual(entries(victim), ["keep.txt"]);
+});
+
+test("a committed lockfile whose url git would run as a command (ext::, fd::) or whose local url is relative is refused before git runs", { timeout: 60_000 }, async () => {
+  const p = project();
+  assert.equal((await p.run("add", p.url)).code, 0);
+  const mark = path.join(path.dirname(p.cwd), "ran");
+  const good = read(p.lockfile);
+  for (const [url, sourceType] of [[`ext::sh -c touch% ${mark}`, "git"], ["fd::17", "git"], ["ssh://-oProxyCommand=x/r", "git"], ["../elsewhere", "local"]] as const) {
+    const lock = JSON.parse(good) as LockJson;
+    lock.folders[".agents/skills"]!.alpha!.url = url;
+    lock.folders[".agents/skills"]!.alpha!.sourceType = sourceType;
+    if (sourceType === "local") lock.folders[".agents/skills"]!.alpha!.commit = null;
+    fs.writeFileSync(p.lockfile, JSON.stringify(lock));
+    // Even where the user's git allows every transport.
+    const allowAll = { ...p.env, GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "protocol.allow", GIT_CONFIG_VALUE_0: "always" };
+    for (const args of [["update"], ["add", "--frozen"]]) {
+      const run = await runCli(args, { cwd: p.cwd, env: allowAll });
+      assert.equal(run.code, 2, `${url} ${args.join(" ")}: ${run.stdout}${run.stderr}`);
+      assert.match(run.stderr, /url must be|must be an absolute path/);
+    }
+  }
+  assert.equal(fs.existsSync(mark), false);
+});

@@ -10,6 +10,7 @@ import { test } from "node:test";
 import { folderTarget, installSkills, InstallError, listSourceSkills, readSkillsLock, removeSkills, updateSkills, verifySkills } from "../../src/index.js";
 import { commitAll, fileUrl, GIT_ENV, initRepo, writeRepoSkill } from "../support/git-repo.js";
 import { tempDir } from "../support/tmp.js";
+import { withFetchedCommit } from "../../src/install/git-fetch.js";
 
 const env = { ...process.env, ...GIT_ENV };
 
@@ -87,4 +88,15 @@ test("git is run directly with GIT_TERMINAL_PROMPT=0, a shallow fetch of one com
   assert.ok(calls.every((call) => call.startsWith("prompt=0 ")), calls.join("\n"));
   const fetch = calls.find((call) => call.includes("[fetch]"))!;
   assert.match(fetch, /\[--depth=1\] \[--no-tags\] \[--no-recurse-submodules\] \[--\] \[file:\/\/[^\]]+\] \[main\]$/);
+});
+
+test("git is allowed only the https, ssh and file transports, whatever the user's git configuration allows", { timeout: 60_000 }, async () => {
+  const base = tempDir("skillport-host-");
+  const mark = path.join(base, "ran");
+  const allowAll = { ...env, GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "protocol.allow", GIT_CONFIG_VALUE_0: "always" };
+  await assert.rejects(
+    withFetchedCommit(`ext::sh -c touch% ${mark}`, null, { env: allowAll }, async () => "fetched"),
+    (error: unknown) => error instanceof InstallError && /not allowed/.test(error.message),
+  );
+  assert.equal(fs.existsSync(mark), false);
 });

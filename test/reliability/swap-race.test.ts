@@ -6,11 +6,12 @@
  * byte is read. The swapper is a real child process running flat out on another core.
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { readConfinedFile } from "../../src/package/confined-read.js";
+import { writeSkillFile } from "../../src/package/confined-write.js";
 import { createSkillRuntime } from "../../src/runtime.js";
 import { realTempDir, writeSkill } from "../support/tmp.js";
 import { assertEnvelope } from "./support.js";
@@ -95,4 +96,56 @@ test("a folder swapped for a link out of the skill while thousands of reads run 
   assert.ok(roundsDuring > 1000, `the swapper kept running (${roundsDuring} rounds)`);
   assert.ok(served > 0 && refused > 0, `reads met both states of the folder (served ${served}, refused ${refused})`);
   assert.equal(leaks, 0, `${leaks} reads served the outside file (${served} served, ${refused} refused of ${LIBRARY_READS + TOOL_READS}, over ${roundsDuring} swaps)`);
+});
+
+/**
+ * Exchanges `docs` and a link to a folder outside in one step (renameat2 RENAME_EXCHANGE), flat
+ * out: the folder is always either the real one or the link, the tightest race a writer meets.
+ * Reports on stdout once running.
+ */
+const EXCHANGER = `
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+a, b = (p.encode() for p in sys.argv[1:3])
+libc.renameat2(-100, a, -100, b, 2)
+libc.renameat2(-100, a, -100, b, 2)
+sys.stdout.write("r"); sys.stdout.flush()
+while True:
+    libc.renameat2(-100, a, -100, b, 2)
+`;
+
+function hasPython(): boolean {
+  try {
+    return spawnSync("python3", ["-c", "import ctypes"], { stdio: "ignore" }).status === 0;
+  } catch {
+    return false;
+  }
+}
+
+test("a folder exchanged for a link out of the skill while thousands of writes run gets no file written outside", { timeout: 300_000, skip: process.platform !== "linux" || !hasPython() ? "needs Linux renameat2 (through python3)" : false }, async (t) => {
+  const root = realTempDir("skillport-write-race");
+  const skill = writeSkill(root, "racy", "name: racy\ndescription: A skill whose folder is swapped while it is written.");
+  fs.mkdirSync(path.join(skill, "docs"));
+  const outside = path.join(root, "outside");
+  fs.mkdirSync(outside);
+  fs.symlinkSync(outside, path.join(skill, "docs-link"));
+  const exchanger = spawn("python3", ["-c", EXCHANGER, path.join(skill, "docs"), path.join(skill, "docs-link")], { stdio: ["ignore", "pipe", "inherit"] });
+  const exited = new Promise((resolve) => exchanger.once("exit", resolve));
+  t.after(async () => {
+    if (exchanger.exitCode === null && exchanger.signalCode === null) exchanger.kill("SIGKILL");
+    await exited;
+  });
+  await new Promise<void>((resolve) => exchanger.stdout!.once("data", () => resolve()));
+  let written = 0;
+  let refused = 0;
+  for (let i = 0; i < 20_000; i++) {
+    const outcome = writeSkillFile(skill, "docs/x.md", `write ${i}\n`);
+    if (outcome.ok) written++;
+    else refused++;
+  }
+  exchanger.kill("SIGKILL");
+  await exited;
+  assert.ok(refused > 0, "the race ran: some writes met the link");
+  assert.ok(written > 0, "the race ran: some writes met the folder");
+  assert.deepEqual(fs.readdirSync(outside), [], `${written} written, ${refused} refused`);
 });
