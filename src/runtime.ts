@@ -10,6 +10,7 @@ import { writableSourcesOf } from "./access/writable-sources.js";
 import type { AgentPolicy, ProjectPolicy, Scope } from "./access/types.js";
 import { checkRuntimeOptions } from "./option-rules.js";
 import type { Diagnostic } from "./package/diagnostic.js";
+import { withoutReferenceMarks, withReferenceChecks } from "./package/reference-check.js";
 import { createRegistry, type RefreshOutcome, type RegistryStats } from "./registry/registry.js";
 import { verifyBundle } from "./registry/bundle-verify.js";
 import { loadedSkillsDigest } from "./registry/registry-digest.js";
@@ -51,6 +52,11 @@ export interface SkillRuntimeOptions {
   bundle?: string;
 }
 
+export interface DiagnosticsOptions {
+  /** false: leave out the reference-dialect warnings and skip the strict re-reads they need (default true). */
+  referenceDialect?: boolean;
+}
+
 export interface SkillRuntime {
   /** Rescans the sources; on failure the last good snapshot keeps serving. */
   refresh(): Promise<RefreshOutcome>;
@@ -61,8 +67,12 @@ export interface SkillRuntime {
    * plus unwatchable sources and a failed last refresh. Given a scope, only the snapshot's
    * diagnostics that concern it: another agent's or project's private skills, their paths and
    * their errors stay out of what a person acting as that scope is shown.
+   *
+   * The warnings that the reference validator would refuse a file's YAML are worked out here,
+   * when asked for, by a strict re-read of each SKILL.md that may draw one (loading only marks
+   * those); `{ referenceDialect: false }` leaves them out, for a reader that wants only errors.
    */
-  diagnostics(scope?: Scope): Diagnostic[];
+  diagnostics(scope?: Scope, options?: DiagnosticsOptions): Diagnostic[];
   snapshot(): RegistrySnapshot;
   stats(): RegistryStats;
   /** Called after every swap to a changed snapshot (manual or watched refresh); returns an unsubscribe function. */
@@ -170,9 +180,10 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
   return {
     refresh: () => registry.refresh(),
     registry: (scope) => resolve(scope),
-    diagnostics: (scope) => {
+    diagnostics: (scope, options) => {
       const failure = registry.failure();
-      const loading = scope ? resolve(scope).diagnostics() : [...registry.snapshot().diagnostics, ...unknownSkillNameWarnings(registry.snapshot(), policies)];
+      const marked = scope ? resolve(scope).diagnostics() : [...registry.snapshot().diagnostics, ...unknownSkillNameWarnings(registry.snapshot(), policies)];
+      const loading = options?.referenceDialect === false ? withoutReferenceMarks(marked) : withReferenceChecks(marked);
       return [...loading, ...(watcher?.diagnostics ?? []), ...(failure ? [failure] : [])];
     },
     snapshot: () => registry.snapshot(),
