@@ -25,6 +25,8 @@ export interface PairedSample {
 
 export interface FreshProcessOutcome {
   list: PairedSample;
+  /** The same `list --json` runs against `floor-parse-list.mjs` (list, read, js-yaml), spawned next to each. */
+  listParse?: PairedSample;
   listWarm: PairedSample;
   mcp: PairedSample;
   mcpWarm: PairedSample;
@@ -67,6 +69,7 @@ async function mcpStart(command: string[], cwd: string): Promise<{ startMs: numb
 export async function measureFreshProcesses(tree: BenchTree, runs: number): Promise<FreshProcessOutcome> {
   const outcome: FreshProcessOutcome = {
     list: { ms: [], floorMs: [] },
+    listParse: { ms: [], floorMs: [] },
     listWarm: { ms: [], floorMs: [] },
     mcp: { ms: [], floorMs: [] },
     mcpWarm: { ms: [], floorMs: [] },
@@ -75,9 +78,14 @@ export async function measureFreshProcesses(tree: BenchTree, runs: number): Prom
   // One untimed run of each first: the files are then in the page cache for both sides alike.
   timedSpawn([path.join(import.meta.dirname, "floor-list.mjs"), ...tree.groups], tree.root);
   timedSpawn([CLI, "list", "--json", ...roots], tree.root);
+  const parseFloor = [path.join(import.meta.dirname, "floor-parse-list.mjs"), ...tree.groups];
+  timedSpawn(parseFloor, tree.root);
   for (let i = 0; i < runs; i++) {
     outcome.list.floorMs.push(timedSpawn([path.join(import.meta.dirname, "floor-list.mjs"), ...tree.groups], tree.root));
-    outcome.list.ms.push(timedSpawn([CLI, "list", "--json", ...roots], tree.root));
+    const listMs = timedSpawn([CLI, "list", "--json", ...roots], tree.root);
+    outcome.list.ms.push(listMs);
+    outcome.listParse!.ms.push(listMs);
+    outcome.listParse!.floorMs.push(timedSpawn(parseFloor, tree.root));
     const floor = await mcpStart([path.join(import.meta.dirname, "minimal-mcp-server.mjs"), ...tree.groups], tree.root);
     const ours = await mcpStart([CLI, "mcp", "--no-log", ...roots], tree.root);
     outcome.mcp.floorMs.push(floor.startMs);

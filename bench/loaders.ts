@@ -77,6 +77,27 @@ export const OWN_LOADERS: LoaderDefinition[] = [
       };
     },
   },
+  {
+    id: "parse-floor",
+    label: "parse floor: list, read, js-yaml",
+    what: "lists each group, lists each skill directory, reads SKILL.md as text, js-yaml parse of the frontmatter; single-threaded, no validation",
+    kind: "floor",
+    async prepare() {
+      return async (tree) => {
+        const parsed: Array<{ name: string; description: string }> = [];
+        for (const group of tree.groups) {
+          for (const entry of fs.readdirSync(group, { withFileTypes: true })) {
+            if (!entry.isDirectory()) continue;
+            const dir = `${group}/${entry.name}`;
+            fs.readdirSync(dir, { withFileTypes: true });
+            const data = jsYaml.load(frontmatterOf(fs.readFileSync(`${dir}/SKILL.md`, "utf8"))) as { name: string; description: string };
+            parsed.push(data);
+          }
+        }
+        return { count: parsed.length, held: parsed, descriptions: () => parsed.map((d) => [d.name, d.description]) };
+      };
+    },
+  },
   yamlFloor("floor-js-yaml", "floor + js-yaml 4.3.2 parse", (text) => jsYaml.load(text)),
   yamlFloor("floor-yaml", "floor + yaml 2.9.1 parse", (text) => parseYaml(text)),
   {

@@ -114,6 +114,12 @@ function floorOf(result: SizeResult): number {
   return floor && !floor.skipped ? loadSummary(floor).median : Number.NaN;
 }
 
+/** The parse floor's median (list, read, js-yaml; see loaders.ts), or NaN where it did not run. */
+function parseFloorOf(result: SizeResult): number {
+  const floor = result.loaders.find((l) => l.id === "parse-floor");
+  return floor && !floor.skipped ? loadSummary(floor).median : Number.NaN;
+}
+
 function opSummary(result: SizeResult, id: OperationId): Summary | null {
   const sample = result.ops[id];
   return sample ? summarise(sample.ms) : null;
@@ -241,6 +247,28 @@ function freshTargetRows(run: BenchRun): string[] {
       `| whole-process \`list --json\` at ${thousands(count)} ≤ ${limit}× a floor script that walks and reads every SKILL.md | ${values.map(({ r, value }) => `${sizeLabel(r)}: ${value.toFixed(2)}×`).join("; ")} | ${verdict(values.every((v) => v.value <= limit))} |`,
     );
   }
+  // The targets of "load only what a command needs, parse once", at every size run.
+  for (const r of run.results) {
+    const ours = r.loaders.find((l) => l.id === "skillport" && !l.skipped);
+    const parseFloor = parseFloorOf(r);
+    if (r.shape === "real" && ours && Number.isFinite(parseFloor)) {
+      const value = loadSummary(ours).median / parseFloor;
+      rows.push(`| ${sizeLabel(r)}: same process ≤ 1.0× the parse floor (list, read, js-yaml) | ${value.toFixed(2)}× | ${verdict(value <= 1)} |`);
+    }
+    if ((r.shape ?? "simple") === "simple" && ours) {
+      const value = pairedRatio(ours);
+      rows.push(`| ${sizeLabel(r)}: same process ≤ 1.3× the read floor | ${value.toFixed(2)}× | ${verdict(value <= 1.3)} |`);
+    }
+    const fresh = freshOf(r);
+    if (fresh?.listParse) {
+      const value = pairedSampleRatio(fresh.listParse);
+      rows.push(`| ${sizeLabel(r)}: fresh \`list --json\` ≤ 1.5× a fresh \`node\` script doing the parse floor | ${value.toFixed(2)}× | ${verdict(value <= 1.5)} |`);
+    }
+    if (fresh) {
+      const value = pairedSampleRatio(fresh.mcp);
+      rows.push(`| ${sizeLabel(r)}: MCP spawn → first \`tools/list\` ≤ 1.5× the minimal SDK server | ${value.toFixed(2)}× | ${verdict(value <= 1.5)} |`);
+    }
+  }
   const mcp = run.results.filter((r) => r.count === 10_000 && freshOf(r));
   if (mcp.length > 0) {
     const values = mcp.map((r) => ({ r, value: pairedSampleRatio(freshOf(r)!.mcp) }));
@@ -253,18 +281,18 @@ function freshTargetRows(run: BenchRun): string[] {
 
 function freshTable(run: BenchRun): string[] {
   const lines = [
-    "| tree | `list --json` fresh: ms (floor ms) · ratio | warm, in a running process: ms (floor ms) · ratio | MCP spawn → first `tools/list`: ms (floor ms) · ratio | warm: another `tools/list` ms (floor ms) · ratio |",
-    "|---|---|---|---|---|",
+    "| tree | `list --json` fresh: ms (floor ms) · ratio | against the parse-floor script: ms (floor ms) · ratio | warm, in a running process: ms (floor ms) · ratio | MCP spawn → first `tools/list`: ms (floor ms) · ratio | warm: another `tools/list` ms (floor ms) · ratio |",
+    "|---|---|---|---|---|---|",
   ];
   const cell = (sample: PairedSample) =>
     `${ms(summarise(sample.ms).median)} (${ms(summarise(sample.floorMs).median)}) · ${pairedSampleRatio(sample).toFixed(2)}×`;
   for (const r of run.results) {
     const fresh = freshOf(r);
     if (!fresh) {
-      lines.push(`| ${sizeLabel(r)} | failed: ${r.fresh && "error" in r.fresh ? r.fresh.error : "not run"} | | | |`);
+      lines.push(`| ${sizeLabel(r)} | failed: ${r.fresh && "error" in r.fresh ? r.fresh.error : "not run"} | | | | |`);
       continue;
     }
-    lines.push(`| ${sizeLabel(r)} | ${cell(fresh.list)} | ${cell(fresh.listWarm)} | ${cell(fresh.mcp)} | ${cell(fresh.mcpWarm)} |`);
+    lines.push(`| ${sizeLabel(r)} | ${cell(fresh.list)} | ${fresh.listParse ? cell(fresh.listParse) : "—"} | ${cell(fresh.listWarm)} | ${cell(fresh.mcp)} | ${cell(fresh.mcpWarm)} |`);
   }
   return lines;
 }
@@ -303,12 +331,13 @@ function loaderTable(result: SizeResult): string[] {
           "",
         ]
       : []),
-    "| loader | median ms (min–max) | × floor | × floor, same process | first load in a fresh process ms | skills found | right descriptions | largest event-loop delay ms, median run (worst) | peak RSS MB | retained heap MB per 1,000 skills |",
-    "|---|---|---|---|---|---|---|---|---|---|",
+    "| loader | median ms (min–max) | × floor | × parse floor | × floor, same process | first load in a fresh process ms | skills found | right descriptions | largest event-loop delay ms, median run (worst) | peak RSS MB | retained heap MB per 1,000 skills |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
   ];
+  const parseFloor = parseFloorOf(result);
   for (const loader of result.loaders) {
     if (loader.skipped) {
-      lines.push(`| ${loader.label} | could not run: ${loader.skipped} | | | | | | | | |`);
+      lines.push(`| ${loader.label} | could not run: ${loader.skipped} | | | | | | | | | |`);
       continue;
     }
     const s = loadSummary(loader);
@@ -319,6 +348,7 @@ function loaderTable(result: SizeResult): string[] {
         loader.label,
         spread(s),
         ratio(s.median, floor),
+        Number.isFinite(parseFloor) ? ratio(s.median, parseFloor) : "—",
         Number.isFinite(pairedRatio(loader)) ? `${pairedRatio(loader).toFixed(2)}×` : "—",
         firstLoadMs(loader) !== null ? ms(firstLoadMs(loader)!) : "—",
         loader.found === result.count ? thousands(loader.found) : `**${thousands(loader.found)}**`,
@@ -433,6 +463,7 @@ export function renderReport(run: BenchRun): string {
     "## What each row measures",
     "",
     "- **floor**: `readFileSync` of every SKILL.md from a known list; nothing else (no directory walk, no parse). The physical lower bound of loading.",
+    "- **parse floor**: list each group, list each skill directory, read SKILL.md as text, js-yaml parse of the frontmatter, single-threaded; no validation. `bench/floor-parse-list.mjs` does the same in a fresh `node` process and prints JSON (the fresh-process table's second column).",
     "- **floor + js-yaml / yaml / skillport's YAML**: the floor plus splitting off the frontmatter and parsing it with the named parser (skillport's: its fast tier, handing what it does not read to `yaml`); no validation, no diagnostics. On the real-shaped tree this is the parser choice the loader's speed rests on.",
     "- **skillport cold load**: `createSkillRuntime({ sources })` on a new runtime: walk every source, read and parse each SKILL.md (safe YAML, validation, diagnostics; on the main thread in time slices, with parse workers joining once the tree is large on a machine of three cores or more), rank by precedence, build the immutable snapshot. Timed until the promise resolves.",
     "- **unchanged rescan**: `runtime.refresh()` with nothing changed on disk: a directory walk plus `stat`s, no file re-read.",
@@ -470,12 +501,14 @@ export function renderReport(run: BenchRun): string {
     "npm run bench -- --sizes 1000 --runs 3 --no-write   # a quick look, printed only",
     "npm run bench -- --sizes 100,1000 --shapes real     # the real-shaped tree only",
     "npm run bench -- --no-peers                     # skillport and the floors only",
+    "npm run bench -- --sizes 3000 --only loaders,fresh --no-write   # some parts only",
     "```",
     "",
     "Options: `--sizes a,b,c`, `--shapes simple,real`, `--runs N` (timed loads per loader process, fewer for a loader whose",
     "first load shows they would take over ~6 s), `--fresh-runs N` (spawns per fresh-process row), `--processes N` (loader",
     "processes pooled for trees under 10,000 skills), `--samples N` (timed calls per tool-call",
-    "row), `--no-peers`, `--no-write` (print the tables, leave this file alone). Raw",
+    "row), `--no-peers`, `--no-write` (print the tables, leave this file alone), `--only a,b` (run only these parts:",
+    "loaders, ops, watch, mcp, fresh, http, store). Raw",
     "numbers of the last run are kept in `bench/results/latest.json` (not committed).",
     "",
   ]

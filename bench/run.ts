@@ -6,7 +6,7 @@
  * calls, catalog and MCP round trips; prints the Markdown report and writes it to
  * docs/BENCHMARKS.md.
  *
- *   npm run bench -- [--sizes 1000,10000] [--shapes simple,real] [--runs 11] [--processes 2] [--samples 100] [--fresh-runs 5] [--no-peers] [--no-write]
+ *   npm run bench -- [--sizes 1000,10000] [--shapes simple,real] [--runs 11] [--processes 2] [--samples 100] [--fresh-runs 5] [--no-peers] [--no-write] [--only loaders,fresh,…]
  */
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -29,7 +29,7 @@ const BENCH = import.meta.dirname;
 const REPO = path.resolve(BENCH, "..");
 const PEERS_DIR = path.join(BENCH, "peers");
 const PEER_PACKAGES = ["openskills", "skills-ref", "deepagents", "@google/adk", "@mastra/core"];
-const OWN_LOADER_IDS = ["floor", "floor-js-yaml", "floor-yaml", "floor-own-yaml", "skillport"];
+const OWN_LOADER_IDS = ["floor", "parse-floor", "floor-js-yaml", "floor-yaml", "floor-own-yaml", "skillport"];
 const PEER_LOADER_IDS = ["openskills", "skills-ref", "deepagents", "adk", "mastra"];
 /** No single child may hold the run hostage: a loader slower than this is reported as failed. */
 const CHILD_TIME_LIMIT_MS = 5 * 60_000;
@@ -37,6 +37,13 @@ const TSX = import.meta.resolve("tsx");
 
 function log(line: string): void {
   process.stderr.write(`${line}\n`);
+}
+
+/** The parts of a run `--only` can pick; without it every part runs. */
+const PARTS = ["loaders", "ops", "watch", "mcp", "fresh", "http", "store"];
+
+function runs(part: string, settings: { only: Set<string> | null }): boolean {
+  return settings.only === null || settings.only.has(part);
 }
 
 function options() {
@@ -50,6 +57,7 @@ function options() {
       samples: { type: "string", default: "100" },
       "no-peers": { type: "boolean", default: false },
       "no-write": { type: "boolean", default: false },
+      only: { type: "string", default: "" },
     },
   });
   const sizes = values.sizes.split(",").map((s) => Number(s.trim().replace(/_/g, "")));
@@ -71,7 +79,10 @@ function options() {
       "usage: run.ts [--sizes 1000,10000 (each ≥ 20)] [--shapes simple,real] [--runs N ≥ 1] [--processes N ≥ 1] [--samples N ≥ 1] [--fresh-runs N ≥ 1] [--no-peers] [--no-write]",
     );
   }
-  return { sizes, shapes, runs, processes, samples, freshRuns, peers: !values["no-peers"], write: !values["no-write"] };
+  const only = values.only === "" ? null : new Set(values.only.split(",").map((s) => s.trim()));
+  const unknown = only ? [...only].filter((part) => !PARTS.includes(part)) : [];
+  if (unknown.length > 0) throw new Error(`--only takes ${PARTS.join(", ")}; not ${unknown.join(", ")}`);
+  return { sizes, shapes, runs, processes, samples, freshRuns, peers: !values["no-peers"], write: !values["no-write"], only };
 }
 
 /**
@@ -183,7 +194,7 @@ async function measureSize(count: number, shape: TreeShape, settings: ReturnType
       mcp: { error: "not run" },
     };
     // Peers on the simple tree only: they read both alike, and they are most of the run's time.
-    const loaderIds = [...OWN_LOADER_IDS, ...(settings.peers && !peersProblem && shape === "simple" ? PEER_LOADER_IDS : [])];
+    const loaderIds = !runs("loaders", settings) ? [] : [...OWN_LOADER_IDS, ...(settings.peers && !peersProblem && shape === "simple" ? PEER_LOADER_IDS : [])];
     const processes = processesFor(count, settings.processes);
     const outcomes = new Map<string, LoaderOutcome[]>(loaderIds.map((id) => [id, []]));
     const failed = new Map<string, string>();
@@ -204,26 +215,34 @@ async function measureSize(count: number, shape: TreeShape, settings: ReturnType
       else result.loaders.push(pooled(outcomes.get(id)!));
     }
 
-    log("   skillport operations");
-    const opsOut = path.join(root, "ops.json");
-    const ops = await runChild("skillport-ops.ts", [manifest, String(settings.runs), String(settings.samples), opsOut]);
-    result.ops = ops.ok ? (JSON.parse(fs.readFileSync(opsOut, "utf8")) as OperationsOutcome) : { error: ops.reason };
-
-    log("   watching");
-    watchOutcomes.push({ ...(await measureWatch(manifest, settings.runs, root)), tree: shape });
-
-    log("   MCP round trips");
-    try {
-      result.mcp = await measureMcpRoundTrips(tree, settings.samples);
-    } catch (error) {
-      result.mcp = { error: (error as Error).message };
+    if (runs("ops", settings)) {
+      log("   skillport operations");
+      const opsOut = path.join(root, "ops.json");
+      const ops = await runChild("skillport-ops.ts", [manifest, String(settings.runs), String(settings.samples), opsOut]);
+      result.ops = ops.ok ? (JSON.parse(fs.readFileSync(opsOut, "utf8")) as OperationsOutcome) : { error: ops.reason };
     }
 
-    log("   fresh processes: list --json and MCP start against their floors");
-    try {
-      result.fresh = await measureFreshProcesses(tree, settings.freshRuns);
-    } catch (error) {
-      result.fresh = { error: (error as Error).message };
+    if (runs("watch", settings)) {
+      log("   watching");
+      watchOutcomes.push({ ...(await measureWatch(manifest, settings.runs, root)), tree: shape });
+    }
+
+    if (runs("mcp", settings)) {
+      log("   MCP round trips");
+      try {
+        result.mcp = await measureMcpRoundTrips(tree, settings.samples);
+      } catch (error) {
+        result.mcp = { error: (error as Error).message };
+      }
+    }
+
+    if (runs("fresh", settings)) {
+      log("   fresh processes: list --json and MCP start against their floors");
+      try {
+        result.fresh = await measureFreshProcesses(tree, settings.freshRuns);
+      } catch (error) {
+        result.fresh = { error: (error as Error).message };
+      }
     }
 
     for (const module of EXTRA_MODULES) {
@@ -261,13 +280,13 @@ async function main(): Promise<void> {
 
   const results: SizeResult[] = [];
   for (const shape of settings.shapes) for (const count of settings.sizes) results.push(await measureSize(count, shape, settings, peersProblem));
-  const httpCost = await measureHttpCost();
+  const httpCost = runs("http", settings) ? await measureHttpCost() : { error: "not run (`--only`)" };
 
   // Not per tree size: what a replica pays for the session store does not depend on the skills.
   log("\n== session store");
-  let store: StoreBench | { error: string };
+  let store: StoreBench | { error: string } = { error: "not run (`--only`)" };
   try {
-    store = await measureStore();
+    if (runs("store", settings)) store = await measureStore();
   } catch (error) {
     store = { error: (error as Error).message };
   }

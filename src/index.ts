@@ -3,7 +3,7 @@
  * adapter has its own entry point (`skillport/ai-sdk`) because `ai` is an optional peer that
  * hosts without it must never be made to install.
  */
-export { BundleCheckError, createSkillRuntime, type SkillRuntime, type SkillRuntimeOptions } from "./runtime.js";
+export { BundleCheckError, createSkillRuntime, type DiagnosticsOptions, type SkillRuntime, type SkillRuntimeOptions } from "./runtime.js";
 
 // Skill packages
 export { loadSkill, loadSkillSync, loadSkillFile } from "./package/load.js";

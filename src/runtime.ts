@@ -10,16 +10,14 @@ import { writableSourcesOf } from "./access/writable-sources.js";
 import type { AgentPolicy, ProjectPolicy, Scope } from "./access/types.js";
 import { checkRuntimeOptions } from "./option-rules.js";
 import type { Diagnostic } from "./package/diagnostic.js";
+import { withoutReferenceMarks, withReferenceChecks } from "./package/reference-check.js";
 import { createRegistry, type RefreshOutcome, type RegistryStats } from "./registry/registry.js";
-import { verifyBundle } from "./registry/bundle-verify.js";
-import { loadedSkillsDigest } from "./registry/registry-digest.js";
 import { defaultSources, sourceRootAllowed } from "./registry/sources.js";
 import type { RegistrySnapshot, SkillSource } from "./registry/types.js";
-import { watchSources, type SourceWatcher } from "./registry/watch.js";
+import type { SourceWatcher } from "./registry/watch.js";
 import { createSession, type Session, type SessionHost, type SessionOptions } from "./session/session.js";
-import { openSessionStore } from "./session/open-store.js";
 import type { SessionStore } from "./session/store.js";
-import { createStoredSession, openStoredSession, type StoredSession, type StoredSessionOptions } from "./session/stored-session.js";
+import type { StoredSession, StoredSessionOptions } from "./session/stored-session.js";
 
 export interface SkillRuntimeOptions {
   /** Default: the §2 default sources for `cwd` and `home`. */
@@ -51,6 +49,11 @@ export interface SkillRuntimeOptions {
   bundle?: string;
 }
 
+export interface DiagnosticsOptions {
+  /** false: leave out the reference-dialect warnings and skip the strict re-reads they need (default true). */
+  referenceDialect?: boolean;
+}
+
 export interface SkillRuntime {
   /** Rescans the sources; on failure the last good snapshot keeps serving. */
   refresh(): Promise<RefreshOutcome>;
@@ -61,8 +64,12 @@ export interface SkillRuntime {
    * plus unwatchable sources and a failed last refresh. Given a scope, only the snapshot's
    * diagnostics that concern it: another agent's or project's private skills, their paths and
    * their errors stay out of what a person acting as that scope is shown.
+   *
+   * The warnings that the reference validator would refuse a file's YAML are worked out here,
+   * when asked for, by a strict re-read of each SKILL.md that may draw one (loading only marks
+   * those); `{ referenceDialect: false }` leaves them out, for a reader that wants only errors.
    */
-  diagnostics(scope?: Scope): Diagnostic[];
+  diagnostics(scope?: Scope, options?: DiagnosticsOptions): Diagnostic[];
   snapshot(): RegistrySnapshot;
   stats(): RegistryStats;
   /** Called after every swap to a changed snapshot (manual or watched refresh); returns an unsubscribe function. */
@@ -111,6 +118,7 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
   let bundleSources: SkillSource[] | undefined;
   if (options.bundle !== undefined) {
     if (options.sources !== undefined) throw new TypeError("bundle and sources cannot be given together: a bundle is the one source");
+    const { verifyBundle } = await import("./registry/bundle-verify.js");
     const check = await verifyBundle(path.resolve(cwd, options.bundle));
     if (check.problems.length > 0 || check.digest === null) throw new BundleCheckError(options.bundle, check.problems);
     bundleDigest = check.digest;
@@ -120,6 +128,9 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
     withProjectLabel(typeof source.path === "string" ? { ...source, path: path.resolve(cwd, source.path) } : source, projects),
   );
   const fixedEnv = options.env;
+  // Modules only some runtimes use are imported by those alone (a `list` in a fresh process
+  // paid for every one of them), the watcher's while the first scan runs.
+  const watchModule = options.watch ? import("./registry/watch.js") : null;
   const registry = createRegistry(sources, { env: () => fixedEnv ?? process.env });
   const policies = { agents: options.agents ?? {}, projects };
   const resolve = createScopeResolver(() => registry.snapshot(), policies, () => registry.requirementsGeneration());
@@ -128,6 +139,7 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
   let watcher: SourceWatcher | null = null;
   if (options.watch) {
     // Events name the directories that changed, so a refresh walks only those.
+    const { watchSources } = await watchModule!;
     watcher = watchSources(
       sources.map((s) => s.path),
       {
@@ -151,12 +163,16 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
     // Only the source written into is walked again: the write named it, so nothing else changed.
     refreshSource: (index) => registry.refreshAfterChange(new Map([[index, null]])),
   };
-  const registryDigest = (): Promise<string> => (bundleDigest !== null ? Promise.resolve(bundleDigest) : loadedSkillsDigest(registry.snapshot()));
+  const registryDigest = async (): Promise<string> => {
+    if (bundleDigest !== null) return bundleDigest;
+    const { loadedSkillsDigest } = await import("./registry/registry-digest.js");
+    return loadedSkillsDigest(registry.snapshot());
+  };
 
   let store: SessionStore | null = null;
   const ownsStore = typeof options.store === "string";
   try {
-    if (options.store !== undefined) store = typeof options.store === "string" ? await openSessionStore(options.store, cwd) : options.store;
+    if (options.store !== undefined) store = typeof options.store === "string" ? await (await import("./session/open-store.js")).openSessionStore(options.store, cwd) : options.store;
   } catch (error) {
     watcher?.close();
     await registry.close();
@@ -170,9 +186,10 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
   return {
     refresh: () => registry.refresh(),
     registry: (scope) => resolve(scope),
-    diagnostics: (scope) => {
+    diagnostics: (scope, options) => {
       const failure = registry.failure();
-      const loading = scope ? resolve(scope).diagnostics() : [...registry.snapshot().diagnostics, ...unknownSkillNameWarnings(registry.snapshot(), policies)];
+      const marked = scope ? resolve(scope).diagnostics() : [...registry.snapshot().diagnostics, ...unknownSkillNameWarnings(registry.snapshot(), policies)];
+      const loading = options?.referenceDialect === false ? withoutReferenceMarks(marked) : withReferenceChecks(marked);
       return [...loading, ...(watcher?.diagnostics ?? []), ...(failure ? [failure] : [])];
     },
     snapshot: () => registry.snapshot(),
@@ -180,8 +197,14 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
     onChange: (listener) => registry.onChange(listener),
     session: (sessionOptions) => createSession(host, sessionOptions),
     store,
-    createStoredSession: async (sessionOptions = {}) => createStoredSession(host, needStore(), sessionOptions),
-    openStoredSession: async (id, sessionOptions = {}) => openStoredSession(host, needStore(), id, sessionOptions),
+    createStoredSession: async (sessionOptions = {}) => {
+      const owner = needStore();
+      return (await import("./session/stored-session.js")).createStoredSession(host, owner, sessionOptions);
+    },
+    openStoredSession: async (id, sessionOptions = {}) => {
+      const owner = needStore();
+      return (await import("./session/stored-session.js")).openStoredSession(host, owner, id, sessionOptions);
+    },
     registryDigest,
     async close() {
       watcher?.close();

@@ -2,7 +2,7 @@ import { ConfigError } from "../config.js";
 import { SkillBodyError } from "../package/body.js";
 import { withHiddenCharactersShown } from "../package/display-text.js";
 import { locateSkillFile } from "../package/skill-file.js";
-import { SkillsRefPromptError } from "../prompt/skills-ref.js";
+import { SkillsRefPromptError } from "../prompt/skills-ref-error.js";
 import { CliError, EXIT_FAILURE_FOUND, EXIT_USAGE, type ExitCode } from "./exit.js";
 import type { CliOutput } from "./output.js";
 

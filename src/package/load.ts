@@ -8,10 +8,19 @@ import { diagnostic } from "./diagnostic.js";
 import { readFrontmatter } from "./frontmatter.js";
 import { buildManifest } from "./manifest.js";
 import { readSkillFileSync } from "./skill-file.js";
-import { strictYamlProblem } from "./strict-yaml/index.js";
+import { mayBeReferenceRefused, referenceUnchecked, withReferenceChecks } from "./reference-check.js";
 import type { FileStamp, LoadResult } from "./types.js";
 
+/**
+ * Loads one skill with every diagnostic, the reference dialect's warning included. The
+ * registry loads with `loadSkillSyncMarked`, which leaves that check for when diagnostics are read.
+ */
 export function loadSkillSync(dir: string): LoadResult {
+  return withReferenceChecked(loadSkillSyncMarked(dir));
+}
+
+/** `loadSkillSync` leaving a `yaml_reference_unchecked` mark where the reference check would run (see reference-check.ts). */
+export function loadSkillSyncMarked(dir: string): LoadResult {
   // A registry walk passes real, clean absolute paths; normalising them again (a character
   // scan each for `resolve` and `join`) cost as much per skill as splitting its frontmatter.
   const abs = CLEAN_ABSOLUTE.test(dir) ? dir : path.resolve(dir);
@@ -29,7 +38,7 @@ export function loadSkillSync(dir: string): LoadResult {
     }
   }
   if (!read.ok) return { skill: null, diagnostics: [diagnostic(file, "error", read.code, read.message)] };
-  const result = loadSkillFile(file, abs, read.text, read.stamp);
+  const result = loadSkillFileMarked(file, abs, read.text, read.stamp);
   if (lowercase) {
     result.diagnostics.unshift(
       diagnostic(file, "warning", "skill_file_lowercase", "Found skill.md; the standard name is SKILL.md (rename it)"),
@@ -40,15 +49,14 @@ export function loadSkillSync(dir: string): LoadResult {
 
 const HEAD_ONLY = Object.freeze({ headOnly: true });
 
-// What can make the reference's strict YAML refuse text the lenient parser took: flow
-// collections, anchors, aliases, tags, merge keys, tabs. Only such text pays for a second,
-// strict parse.
-const MAYBE_STRICT_REFUSAL = /[[\]{}&*!\t]|<</;
-
-/** Why the reference (strictyaml) would refuse frontmatter that loading accepted, or null. */
-function referenceRefusal(text: string): string | null {
-  // The frontmatter text starts on the line after the opening `---`.
-  return MAYBE_STRICT_REFUSAL.test(text) ? strictYamlProblem(text, 2) : null;
+/** The result with its reference-dialect mark (if any) replaced by the warning, or dropped. */
+function withReferenceChecked(result: LoadResult): LoadResult {
+  const last = result.diagnostics.length - 1;
+  if (last < 0 || !result.skill) return result;
+  const diagnostics = withReferenceChecks(result.diagnostics);
+  if (diagnostics.length === result.diagnostics.length && diagnostics[last] === result.diagnostics[last]) return result;
+  // The skill record shares the list, as loading made it.
+  return { skill: { ...result.skill, diagnostics }, diagnostics };
 }
 const ALLOW_RETRY = Object.freeze({ allowRetry: true });
 
@@ -68,6 +76,11 @@ export async function loadSkill(dir: string): Promise<LoadResult> {
  * itself so it can stamp and batch them).
  */
 export function loadSkillFile(skillFile: string, dir: string, text: string, stamp: FileStamp): LoadResult {
+  return withReferenceChecked(loadSkillFileMarked(skillFile, dir, text, stamp));
+}
+
+/** `loadSkillFile` leaving the reference check to the reader (see `loadSkillSyncMarked`). */
+export function loadSkillFileMarked(skillFile: string, dir: string, text: string, stamp: FileStamp): LoadResult {
   const fm = readFrontmatter(text, ALLOW_RETRY);
   if (!fm.ok) {
     return { skill: null, diagnostics: [diagnostic(skillFile, "error", fm.code, fm.message)] };
@@ -92,13 +105,9 @@ export function loadSkillFile(skillFile: string, dir: string, text: string, stam
     diagnostics.unshift(diagnostic(skillFile, "warning", "yaml_typed_value", fm.converted[i]!));
   }
   if (!built.manifest) return { skill: null, diagnostics };
-  // Loading stays lenient; the author still hears that the standard's validator would refuse it.
-  const strict = referenceRefusal(fm.text);
-  if (strict !== null) {
-    diagnostics.push(
-      diagnostic(skillFile, "warning", "yaml_reference_refused", `The reference validator (skills-ref) refuses this frontmatter, so \`skillport validate\` does too: ${strict}`),
-    );
-  }
+  // Loading stays lenient; the author still hears that the standard's validator would refuse
+  // it, from whoever reads the diagnostics: the strict re-read runs then, not on every load.
+  if (mayBeReferenceRefused(fm.text)) diagnostics.push(referenceUnchecked(skillFile));
   const manifest = built.manifest;
   return {
     skill: {

@@ -9,18 +9,10 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { pythonStrip, readReferenceFrontmatter, referenceSkillFile } from "../package/validate.js";
+import { SkillsRefPromptError } from "./skills-ref-error.js";
 import { escapeXml } from "./xml-escape.js";
 
-/** A skill the reference would also refuse to put in a prompt; `detail` is its error text. */
-export class SkillsRefPromptError extends Error {
-  constructor(
-    readonly dir: string,
-    readonly detail: string,
-  ) {
-    super(`${dir}: ${detail}`);
-    this.name = "SkillsRefPromptError";
-  }
-}
+export { SkillsRefPromptError };
 
 /** Like the reference CLI, a path to the skill file itself stands for its directory. */
 function skillDirOf(input: string): string {

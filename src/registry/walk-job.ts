@@ -7,7 +7,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { loadSkillSync } from "../package/load.js";
+import { loadSkillSyncMarked } from "../package/load.js";
 import type { FileStamp, LoadResult } from "../package/types.js";
 import { DEFAULT_WALK_OPTIONS, discoverSource, statSkillFile, type FoundSkill, type SkillProbe, type WalkOptions, type WalkProblems } from "./discover.js";
 import type { FoundWire, KnownSkills } from "./parse-protocol.js";
@@ -42,7 +42,7 @@ export async function walkSource(
   for (let i = 0; i < known.dirs.length; i++) knownIndex.set(known.dirs[i]!, i);
 
   const load = (dir: string, problems: WalkProblems, statted: FoundSkill | null): FoundSkill | null => {
-    const result = loadSkillSync(dir);
+    const result = loadSkillSyncMarked(dir);
     let found: FoundSkill | null;
     if (result.skill) {
       found = { dir, skillFile: result.skill.skillFile, stamp: result.skill.stamp };

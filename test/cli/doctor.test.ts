@@ -90,3 +90,17 @@ test("doctor warns about a policy naming a skill that exists nowhere", async () 
   const text = await runCli(["doctor", "--config", config, "--agent", "a"], { cwd: dir, env: tree.env });
   assert.match(text.stdout, /warning agents\.a\.allowedSkills \[unknown_skill_name\]/);
 });
+
+test("doctor reports that the reference validator refuses a frontmatter, worked out when doctor reads the diagnostics", { timeout: 60_000 }, async () => {
+  const root = tempDir();
+  writeSkill(root, "tagged", "name: tagged\ndescription: Has tags.\ntags: [a, b]");
+  const run = await runCli(["doctor", "--root", root, "--json"], opts);
+  assert.equal(run.code, 0, run.stderr);
+  const report = jsonOf<DoctorJson>(run);
+  assert.deepEqual(
+    report.diagnostics.map((d) => [d.code, path.basename(path.dirname(d.path))]),
+    [["yaml_reference_refused", "tagged"]],
+  );
+  assert.match(report.diagnostics[0]!.message, /\(SKILL\.md line 4, column 8\)$/);
+  assert.equal(report.warnings, 1);
+});

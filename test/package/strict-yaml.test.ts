@@ -5,7 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { loadSkillSync } from "../../src/package/load.js";
+import * as path from "node:path";
+import { loadSkillSync, loadSkillSyncMarked } from "../../src/package/load.js";
+import { REFERENCE_UNCHECKED } from "../../src/package/reference-check.js";
+import { createSkillRuntime } from "../../src/runtime.js";
 import { loadStrictYaml, problemLine, pythonRepr, strictYamlProblem, type StrictValue } from "../../src/package/strict-yaml/index.js";
 import { generateSkill, random } from "../support/frontmatter-generator.js";
 import { splitFrontmatter } from "../../src/package/split.js";
@@ -87,7 +90,26 @@ test("loading stays lenient: a flow list loads, with a warning that the referenc
   const warning = loaded.diagnostics.find((d) => d.code === "yaml_reference_refused");
   assert.equal(warning?.severity, "warning");
   assert.match(warning?.message ?? "", /Found ugly disallowed JSONesque flow mapping .* \(SKILL\.md line 4, column 8\)$/);
+  assert.deepEqual(loaded.skill.diagnostics, loaded.diagnostics);
   assert.equal(strictYamlProblem("name: x\n"), null);
+});
+
+test("a registry's load only marks the file; whoever reads the diagnostics gets the reference's warning", { timeout: 60_000 }, async (t) => {
+  const root = tempDir();
+  writeSkill(root, "tagged", "name: tagged\ndescription: Has tags.\ntags: [a, b]");
+  // A `[` inside quotes draws a mark (the cheap test cannot tell) but no warning.
+  writeSkill(root, "quoted", 'name: quoted\ndescription: "Has [brackets] in quotes."');
+  writeSkill(root, "plain", "name: plain\ndescription: Nothing odd.");
+  const marked = loadSkillSyncMarked(path.join(root, "tagged"));
+  assert.deepEqual(marked.diagnostics.map((d) => d.code), [REFERENCE_UNCHECKED]);
+  const runtime = await createSkillRuntime({ sources: [{ path: root, origin: "global" }], watch: false });
+  t.after(() => runtime.close());
+  const refused = runtime.diagnostics().filter((d) => d.code === "yaml_reference_refused");
+  assert.deepEqual(refused.map((d) => path.basename(path.dirname(d.path))), ["tagged"]);
+  assert.match(refused[0]!.message, /^The reference validator \(skills-ref\) refuses this frontmatter, so `skillport validate` does too: Found ugly disallowed JSONesque flow mapping .* \(SKILL\.md line 4, column 8\)$/);
+  assert.ok(!runtime.diagnostics().some((d) => d.code === REFERENCE_UNCHECKED));
+  // A reader that wants only errors does not pay for the strict re-read, and sees no marks.
+  assert.deepEqual(runtime.diagnostics(undefined, { referenceDialect: false }), []);
 });
 
 test("the loader's shortcut for a leading flow collection says exactly what the full reader says", () => {

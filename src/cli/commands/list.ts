@@ -24,8 +24,9 @@ export async function listCommand(options: CommonOptions, out: CliOutput): Promi
   return withRuntime(options, out, async ({ runtime, scope, sources }): Promise<ExitCode> => {
     const registry = runtime.registry(scope);
     const entries = await listEntries(registry);
-    // The same diagnostics `doctor` shows this scope, so the count matches what it explains.
-    const broken = brokenSkillCount(runtime.diagnostics(isScoped(scope) ? scope : undefined), runtime.snapshot());
+    // The same diagnostics `doctor` shows this scope, so the count matches what it explains; only
+    // errors count, so the reference-dialect warnings (a strict re-read each) are not worked out.
+    const broken = brokenSkillCount(runtime.diagnostics(isScoped(scope) ? scope : undefined, { referenceDialect: false }), runtime.snapshot());
     const brokenNote = brokenSkillsNote(broken);
     if (brokenNote) out.log(brokenNote);
     if (options.json) {

@@ -10,6 +10,7 @@ import type { CommandHost } from "../command-host.js";
 import { addCommonOptions, type CommonOptions } from "../common-options.js";
 import { CliError, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
 import type { CliOutput } from "../output.js";
+import { withReferenceChecks } from "../../package/reference-check.js";
 import { openRuntime } from "../runtime-context.js";
 import { noSkillsFoundText } from "../search-report.js";
 import { defaultLogDir } from "../session-logs.js";
@@ -167,7 +168,8 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
             sessionsOpen: () => sessionsOpen(),
             streamsOpen: () => streamsOpen(),
             registrySkills: () => runtime.snapshot().skills.length,
-            diagnostics: () => runtime.snapshot().diagnostics.length,
+            // Counted as doctor shows them: loading only marks the files the reference may refuse.
+            diagnostics: () => withReferenceChecks(runtime.snapshot().diagnostics).length,
           });
         }
         const replicated = await serveMcpHttpReplicated(runtime, serverOptions, {

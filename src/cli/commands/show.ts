@@ -14,6 +14,7 @@ import { writeJson, type CliOutput } from "../output.js";
 import { requirementsText } from "../requirement-text.js";
 import { isScoped, withRuntime } from "../runtime-context.js";
 import { skillNotFound } from "../skill-not-found.js";
+import { withReferenceChecks } from "../../package/reference-check.js";
 
 export function registerShowCommand(program: Command, { out, run }: CommandHost): void {
   addCommonOptions(
@@ -86,7 +87,7 @@ function diagnosticsAbout(skill: RegisteredSkill, all: readonly Diagnostic[]): D
   const seen = new Set<string>();
   const result: Diagnostic[] = [];
   const inside = (p: string): boolean => p === skill.dir || p.startsWith(skill.dir + path.sep);
-  for (const d of [...skill.diagnostics, ...all.filter((d) => inside(d.path) || (d.code === "shadowed" && d.message.includes(skill.dir)))]) {
+  for (const d of [...withReferenceChecks(skill.diagnostics), ...all.filter((d) => inside(d.path) || (d.code === "shadowed" && d.message.includes(skill.dir)))]) {
     const key = `${d.path}\0${d.code}\0${d.message}`;
     if (!seen.has(key)) {
       seen.add(key);
