@@ -144,6 +144,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
 
   let serving: { done?: Promise<void>; notifyToolsChanged(): Promise<void>; close(): Promise<void>; drain?(timeoutMs: number): Promise<boolean> };
   let heartbeat: { beat(): Promise<void>; stop(): void } | null = null;
+  let stopSignal: Promise<string> | undefined;
   let metrics: import("../../adapters/mcp-http-metrics.js").ServerMetrics | null = null;
   try {
     if (options.http !== undefined) {
@@ -194,6 +195,9 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
         const { serveMcpHttp } = await import("../../adapters/mcp-http.js");
         http = await serveMcpHttp(runtime, serverOptions, listen);
       }
+      // Before the line a supervisor or a test waits for: a SIGTERM sent the moment it appears
+      // must find the drain handler, not the default action that kills the process outright.
+      stopSignal = listenForStop();
       out.log(`listening on ${http.url}`);
       if (!bind!.loopback) {
         out.log(`warning: bound to ${options.host}: any machine that can reach it can read your skills`);
@@ -232,17 +236,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
       })
     : () => {};
 
-  const stopSignal = new Promise<string>((resolve) => {
-    const onSignal = (signal: string): void => {
-      // A second signal while shutting down means "now": a person pressing Ctrl-C twice.
-      process.once("SIGINT", () => process.exit(130));
-      process.once("SIGTERM", () => process.exit(143));
-      resolve(signal);
-    };
-    process.once("SIGINT", () => onSignal("SIGINT"));
-    process.once("SIGTERM", () => onSignal("SIGTERM"));
-  });
-  const reason = await Promise.race([stopSignal, serving.done?.then(() => "end of input") ?? new Promise<string>(() => {})]);
+  const reason = await Promise.race([stopSignal ?? listenForStop(), serving.done?.then(() => "end of input") ?? new Promise<string>(() => {})]);
   out.log(`shutting down (${reason})`);
   unsubscribe();
   heartbeat?.stop();
@@ -304,4 +298,21 @@ async function openStore(url: string, timeoutSeconds: number | undefined): Promi
 function describeDatabaseUrl(url: string): string {
   const parsed = new URL(url);
   return `${parsed.protocol}//${parsed.username ? `${decodeURIComponent(parsed.username)}@` : ""}${parsed.host}${parsed.pathname}`;
+}
+
+/**
+ * Resolves with the first SIGINT or SIGTERM. Installed only once the server serves: a signal
+ * during start-up keeps its default action, so Ctrl-C still ends a start that hangs.
+ */
+function listenForStop(): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const onSignal = (signal: string): void => {
+      // A second signal while shutting down means "now": a person pressing Ctrl-C twice.
+      process.once("SIGINT", () => process.exit(130));
+      process.once("SIGTERM", () => process.exit(143));
+      resolve(signal);
+    };
+    process.once("SIGINT", () => onSignal("SIGINT"));
+    process.once("SIGTERM", () => onSignal("SIGTERM"));
+  });
 }
