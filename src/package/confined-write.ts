@@ -199,29 +199,73 @@ const STALE_LOCK_MS = 30_000;
  */
 export function withSkillWriteLock<T>(skillDir: string, work: () => T): LockedResult<T> {
   const lockFile = path.join(path.dirname(skillDir), `.${path.basename(skillDir)}.skillport-lock`);
-  let fd: number | null = null;
-  for (let attempt = 0; attempt < 2 && fd === null; attempt++) {
-    try {
-      fd = fs.openSync(lockFile, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-    } catch (error) {
-      if (errorCode(error) === "ENOENT") fs.mkdirSync(path.dirname(lockFile), { recursive: true, mode: 0o755 });
-      else if (errorCode(error) !== "EEXIST") throw error;
-      else if (attempt === 0 && lockIsAbandoned(lockFile)) fs.rmSync(lockFile, { force: true });
-      else return { ok: false, holder: lockHolder(lockFile) };
-    }
+  const content = `${process.pid} ${os.hostname()} ${Date.now()}\n`;
+  let held = false;
+  for (let attempt = 0; attempt < 2 && !held; attempt++) {
+    if (placeLock(skillDir, lockFile, content)) held = true;
+    else if (attempt === 0 && lockIsAbandoned(lockFile)) fs.rmSync(lockFile, { force: true });
+    else return { ok: false, holder: lockHolder(lockFile) };
   }
-  if (fd === null) return { ok: false, holder: lockHolder(lockFile) };
-  try {
-    fs.writeSync(fd, `${process.pid} ${os.hostname()} ${Date.now()}\n`);
-  } finally {
-    fs.closeSync(fd);
-  }
+  if (!held) return { ok: false, holder: lockHolder(lockFile) };
   try {
     removeLeftovers(skillDir);
     return { ok: true, value: work() };
   } finally {
     fs.rmSync(lockFile, { force: true });
   }
+}
+
+/**
+ * Creates the lock file with its owner already in it, or answers false when it exists. The owner
+ * is written to a hidden temporary first and the lock appears by `link`, which fails if the name
+ * is taken: a lock created empty and filled after would, if its writer were killed between the
+ * two, name no process, and could then only be broken by age (30 s of every writer locked out).
+ * A temporary left by a killed writer carries its pid and is swept like any other.
+ */
+function placeLock(skillDir: string, lockFile: string, content: string): boolean {
+  const temp = path.join(path.dirname(lockFile), `.${path.basename(skillDir)}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
+  let fd: number;
+  try {
+    fd = fs.openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT") throw error;
+    fs.mkdirSync(path.dirname(lockFile), { recursive: true, mode: 0o755 });
+    fd = fs.openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  }
+  try {
+    fs.writeSync(fd, content);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    fs.linkSync(temp, lockFile);
+    return true;
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === "EEXIST") return false;
+    // A file system without hard links: the lock is created exclusively and filled after, and a
+    // writer killed between the two leaves a lock that only age breaks.
+    if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP") return placeLockWithoutLink(lockFile, content);
+    throw error;
+  } finally {
+    fs.rmSync(temp, { force: true });
+  }
+}
+
+function placeLockWithoutLink(lockFile: string, content: string): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(lockFile, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  } catch (error) {
+    if (errorCode(error) === "EEXIST") return false;
+    throw error;
+  }
+  try {
+    fs.writeSync(fd, content);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return true;
 }
 
 /** A hidden temporary made by `createSkillFolder`, `deleteSkillFolder` or `replaceFile`: its writer's pid is in its name. */

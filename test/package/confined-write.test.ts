@@ -1,0 +1,48 @@
+// The write lock of a skill (src/package/confined-write.ts): whoever finds it can always tell who
+// holds it. A lock seen empty names no process, so it could only be broken by age, and a writer
+// killed at that moment would lock every other writer out for 30 s.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { test } from "node:test";
+import { TSX_LOADER } from "../cli/cli-process.js";
+import { realTempDir } from "../support/tmp.js";
+
+const MODULE = path.resolve(import.meta.dirname, "../../src/package/confined-write.ts");
+
+test("a skill's write lock is never seen without its holder in it, however often it is taken", { timeout: 120_000 }, async () => {
+  const root = realTempDir("skillport-lock");
+  const skillDir = path.join(root, "notes");
+  fs.mkdirSync(skillDir);
+  const lockFile = path.join(root, ".notes.skillport-lock");
+  // Another process takes and releases the lock as fast as it can, 20,000 times.
+  const script = `
+    const { withSkillWriteLock } = await import(${JSON.stringify(MODULE)});
+    for (let i = 0; i < 20000; i++) withSkillWriteLock(${JSON.stringify(skillDir)}, () => null);
+  `;
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, "--input-type=module", "-e", script], { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  let done = false;
+  void exited.then(() => (done = true));
+  let seen = 0;
+  const empty: number[] = [];
+  while (!done) {
+    let text: string | null = null;
+    try {
+      text = fs.readFileSync(lockFile, "utf8");
+    } catch {
+      // Not held at this moment.
+    }
+    if (text !== null) {
+      seen += 1;
+      if (!/^\d+ \S+ \d+\n$/.test(text)) empty.push(seen);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  assert.equal(await exited, 0, stderr);
+  assert.ok(seen > 0, "the lock was never seen held; the test proves nothing");
+  assert.deepEqual(empty, [], `the lock was seen without its holder ${empty.length} times in ${seen}`);
+});
