@@ -46,14 +46,9 @@ export function registerStoreCommand(program: Command, { out, run }: CommandHost
 
 export async function storePrune(url: string, options: StorePruneOptions, out: CliOutput): Promise<ExitCode> {
   if (!isDatabaseUrl(url)) throw new CliError(`store prune needs a postgres:// URL`, EXIT_USAGE);
-  const { postgresStore, describeDatabaseUrl } = await import("../../session/store-postgres.js");
-  let opened;
-  try {
-    // The schema is brought up to date first, as `store init` would: pruning needs its write times.
-    opened = await postgresStore(url, { maxConnections: 1 });
-  } catch (error) {
-    throw new CliError((error as Error).message, EXIT_USAGE);
-  }
+  const { describeDatabaseUrl } = await import("../../session/store-postgres.js");
+  // The schema is brought up to date first, as `store init` would: pruning needs its write times.
+  const opened = await openForCommand(url);
   const olderThanSeconds = options.olderThan ?? DEFAULT_SESSION_TTL_MS / 1000;
   try {
     const pruned = await opened.prune(olderThanSeconds * 1000);
@@ -69,13 +64,8 @@ export async function storePrune(url: string, options: StorePruneOptions, out: C
 
 export async function storeInit(url: string, options: StoreInitOptions, out: CliOutput): Promise<ExitCode> {
   if (!isDatabaseUrl(url)) throw new CliError(`store init needs a postgres:// URL; memory and file stores have no schema`, EXIT_USAGE);
-  const { postgresStore, describeDatabaseUrl } = await import("../../session/store-postgres.js");
-  let opened;
-  try {
-    opened = await postgresStore(url, { maxConnections: 1 });
-  } catch (error) {
-    throw new CliError((error as Error).message, EXIT_USAGE);
-  }
+  const { describeDatabaseUrl } = await import("../../session/store-postgres.js");
+  const opened = await openForCommand(url);
   const schema = opened.schema!;
   await opened.close();
   if (options.json) writeJson(out, { store: describeDatabaseUrl(url), schema });
@@ -84,4 +74,14 @@ export async function storeInit(url: string, options: StoreInitOptions, out: Cli
     out.data(`${describeDatabaseUrl(url)}: schema version ${schema.to} (${what})\n`);
   }
   return EXIT_OK;
+}
+
+/** One connection to the store, its schema brought up to date; a store that cannot be opened is the caller's mistake (exit 2). */
+async function openForCommand(url: string): Promise<Awaited<ReturnType<typeof import("../../session/store-postgres.js").postgresStore>>> {
+  const { postgresStore } = await import("../../session/store-postgres.js");
+  try {
+    return await postgresStore(url, { maxConnections: 1 });
+  } catch (error) {
+    throw new CliError((error as Error).message, EXIT_USAGE);
+  }
 }
