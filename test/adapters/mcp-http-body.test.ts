@@ -5,14 +5,14 @@
  */
 import assert from "node:assert/strict";
 import http from "node:http";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { serveMcpHttp } from "../../src/adapters/mcp-http.js";
 import { MAX_BODY_BYTES } from "../../src/adapters/mcp-http-body.js";
 import { serveMcpHttpReplicated } from "../../src/adapters/mcp-http-replicated.js";
-import { createSkillRuntime, type SkillRuntime } from "../../src/runtime.js";
+import type { SkillRuntime } from "../../src/runtime.js";
 import { freshDatabase } from "../support/postgres.js";
 import { skillTree } from "./mcp-fixtures.js";
-import { POST_HEADERS } from "./mcp-http-support.js";
+import { POST_HEADERS, runtimesForBothServers } from "./mcp-http-support.js";
 
 const tree = skillTree();
 const db = await freshDatabase();
@@ -20,16 +20,7 @@ const serverOptions = { session: { log: false as const }, version: "test", log: 
 /** Long enough for any answer on a busy machine; a request never answered fails here instead of hanging. */
 const ANSWER_TIMEOUT_MS = 20_000;
 
-let plain: SkillRuntime;
-let stored: SkillRuntime | undefined;
-before(async () => {
-  plain = await createSkillRuntime({ sources: [{ path: tree.root, origin: "global" }], cwd: tree.cwd, home: tree.home, env: {} });
-  if (db.url) stored = await createSkillRuntime({ sources: [{ path: tree.root, origin: "global" }], cwd: tree.cwd, home: tree.home, env: {}, store: db.url });
-});
-after(async () => {
-  plain?.close();
-  await stored?.close();
-});
+const runtimes = runtimesForBothServers(tree, db.url);
 
 /**
  * A stateless `tools/list` of exactly `size` bytes, padded inside a string: what is left unread
@@ -69,7 +60,7 @@ const servers: Array<{ name: string; skip: string | false; serve(runtime: SkillR
 for (const { name, skip, serve } of servers) {
   describe(`request bodies on ${name}`, { skip }, () => {
     test("a body of exactly the limit is answered; one byte more (or far more) gets 413 closing the connection, and the next request on the same keep-alive agent is answered", { timeout: 120_000 }, async () => {
-      const served = await serve(name === "the single-process server" ? plain : stored!);
+      const served = await serve(name === "the single-process server" ? runtimes.plain() : runtimes.stored());
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       try {
         const url = new URL(served.url);

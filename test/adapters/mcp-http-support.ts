@@ -3,6 +3,8 @@
  * Origin, no keep-alive), for the transport's own rules: DNS-rebinding checks and the session cap.
  */
 import http from "node:http";
+import { after, before } from "node:test";
+import { createSkillRuntime, type SkillRuntime } from "../../src/runtime.js";
 
 export interface RawAnswer {
   status: number;
@@ -67,4 +69,26 @@ export async function callInSession(url: URL, sessionId: string, args: Record<st
     .map((line) => JSON.parse(line.slice(6)) as { result?: unknown; error?: unknown });
   const message = data.at(-1) ?? (answer.body.startsWith("{") ? (JSON.parse(answer.body) as { result?: unknown }) : undefined);
   return { status: answer.status, result: message?.result ?? message };
+}
+
+/**
+ * One runtime over `root` for the single-process server and one on the PostgreSQL store at
+ * `storeUrl` (when there is one) for a replica, opened before the file's tests and closed after.
+ */
+export function runtimesForBothServers(
+  tree: { root: string; cwd: string; home: string },
+  storeUrl: string | undefined,
+): { plain(): SkillRuntime; stored(): SkillRuntime } {
+  let plain: SkillRuntime | undefined;
+  let stored: SkillRuntime | undefined;
+  const options = { sources: [{ path: tree.root, origin: "global" as const }], cwd: tree.cwd, home: tree.home, env: {} };
+  before(async () => {
+    plain = await createSkillRuntime(options);
+    if (storeUrl) stored = await createSkillRuntime({ ...options, store: storeUrl });
+  });
+  after(async () => {
+    await plain?.close();
+    await stored?.close();
+  });
+  return { plain: () => plain!, stored: () => stored! };
 }

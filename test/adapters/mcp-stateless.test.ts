@@ -7,30 +7,21 @@
  */
 import assert from "node:assert/strict";
 import http from "node:http";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { serveMcpHttp } from "../../src/adapters/mcp-http.js";
 import { serveMcpHttpReplicated } from "../../src/adapters/mcp-http-replicated.js";
-import { createSkillRuntime, type SkillRuntime } from "../../src/runtime.js";
+import type { SkillRuntime } from "../../src/runtime.js";
 import type { Session } from "../../src/session/session.js";
 import { freshDatabase } from "../support/postgres.js";
 import { skillTree } from "./mcp-fixtures.js";
-import { initialize, POST_HEADERS, rawRequest, type RawAnswer } from "./mcp-http-support.js";
+import { initialize, POST_HEADERS, rawRequest, runtimesForBothServers, type RawAnswer } from "./mcp-http-support.js";
 
 const PROTOCOL = "2026-07-28";
 const tree = skillTree();
 const db = await freshDatabase();
 const serverOptions = { session: { log: false as const }, version: "test", log: () => {} };
 
-let plain: SkillRuntime;
-let stored: SkillRuntime | undefined;
-before(async () => {
-  plain = await createSkillRuntime({ sources: [{ path: tree.root, origin: "global" }], cwd: tree.cwd, home: tree.home, env: {} });
-  if (db.url) stored = await createSkillRuntime({ sources: [{ path: tree.root, origin: "global" }], cwd: tree.cwd, home: tree.home, env: {}, store: db.url });
-});
-after(async () => {
-  plain?.close();
-  await stored?.close();
-});
+const runtimes = runtimesForBothServers(tree, db.url);
 
 /** A stateless request: the protocol version in `_meta` and nothing else, as the issue's clients sent. */
 function statelessBody(id: unknown, method = "tools/list", params: Record<string, unknown> = {}): string {
@@ -99,7 +90,7 @@ const servers: Array<{ name: string; skip: string | false; serve: Serve }> = [
 ];
 
 for (const { name, skip, serve } of servers) {
-  const runtimeFor = (): SkillRuntime => (name === "the single-process server" ? plain : stored!);
+  const runtimeFor = (): SkillRuntime => (name === "the single-process server" ? runtimes.plain() : runtimes.stored());
 
   describe(`stateless requests on ${name}`, { skip }, () => {
     test("an id that is not a string or an integer is answered -32600 at once; strings and integers up to 2^53-1 are answered", { timeout: 60_000 }, async () => {
@@ -189,7 +180,7 @@ for (const { name, skip, serve } of servers) {
 }
 
 test("on the single-process server, stateless requests being answered count toward the session cap", { timeout: 60_000 }, async () => {
-  const held = heldCalls(plain);
+  const held = heldCalls(runtimes.plain());
   const serving = await serveMcpHttp(held.runtime, serverOptions, { port: 0, maxSessions: 2 });
   try {
     const url = new URL(serving.url);

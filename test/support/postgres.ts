@@ -279,14 +279,5 @@ export async function freshDatabase(): Promise<TestDatabase> {
     if (process.env.SKILLPORT_REQUIRE_POSTGRES === "1") throw new Error(`SKILLPORT_REQUIRE_POSTGRES=1, but ${found}`);
     return { skip: found };
   }
-  const name = `skillport_test_${randomBytes(6).toString("hex")}`;
-  const admin = postgres(found.adminUrl, { max: 1, onnotice: () => {} });
-  try {
-    await admin.unsafe(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(found.adminUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString() };
+  return { url: await databaseOn(found) };
 }
