@@ -15,12 +15,12 @@
  */
 export { createMcpConnection, mcpServerCapabilities, type McpConnection, type McpServerOptions, type McpSessionFactory } from "./adapters/mcp.js";
 export { serveMcpStdio, type McpStdioServing } from "./adapters/mcp-stdio.js";
-export { serveMcpHttp, MCP_HTTP_PATH, type McpHttpListen, type McpHttpServing } from "./adapters/mcp-http.js";
+export { serveMcpHttp, MCP_HTTP_PATH, type McpHttpListen, type McpHttpServing } from "./adapters/http/live-sessions.js";
 export {
   serveMcpHttpReplicated,
   type McpHttpReplicatedListen,
   type McpHttpReplicatedServing,
   type McpStoreRuntime,
-} from "./adapters/mcp-http-replicated.js";
+} from "./adapters/http/stored-sessions.js";
 export { SKILLS_EXTENSION_ID } from "./adapters/mcp-skills-extension.js";
-export { createServerMetrics, type MetricsSources, type ServerMetrics } from "./adapters/mcp-http-metrics.js";
+export { createServerMetrics, type MetricsSources, type ServerMetrics } from "./adapters/http/metrics.js";

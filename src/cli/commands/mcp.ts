@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Command } from "commander";
-import { parseAllowedOrigin, parseBindAddress, type BindAddress } from "../../adapters/mcp-http-address.js";
-import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS } from "../../adapters/mcp-http-defaults.js";
+import { parseAllowedOrigin, parseBindAddress, type BindAddress } from "../../adapters/http/address.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS } from "../../adapters/http/defaults.js";
 import type { McpServerOptions } from "../../adapters/mcp.js";
 import type { SessionOptions } from "../../session/session.js";
 import { InvalidArgumentError } from "commander";
@@ -145,7 +145,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   let serving: { done?: Promise<void>; notifyToolsChanged(): Promise<void>; close(): Promise<void>; drain?(timeoutMs: number): Promise<boolean> };
   let heartbeat: { beat(): Promise<void>; stop(): void } | null = null;
   let stopSignal: Promise<string> | undefined;
-  let metrics: import("../../adapters/mcp-http-metrics.js").ServerMetrics | null = null;
+  let metrics: import("../../adapters/http/metrics.js").ServerMetrics | null = null;
   try {
     if (options.http !== undefined) {
       const listen = {
@@ -158,12 +158,12 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
       };
       let http: { url: string; port: number; notifyToolsChanged(): Promise<void>; close(): Promise<void> };
       if (store) {
-        const { serveMcpHttpReplicated } = await import("../../adapters/mcp-http-replicated.js");
+        const { serveMcpHttpReplicated } = await import("../../adapters/http/stored-sessions.js");
         let sessionsOpen = (): number => 0;
         let streamsOpen = (): number => 0;
         if (options.metrics) {
           // prom-client loads only here: a server without --metrics never reads it.
-          const { createServerMetrics } = await import("../../adapters/mcp-http-metrics.js");
+          const { createServerMetrics } = await import("../../adapters/http/metrics.js");
           metrics = await createServerMetrics({
             store: "observe" in store ? (store as import("../../session/store-postgres.js").PostgresStore) : null,
             sessionsOpen: () => sessionsOpen(),
@@ -192,7 +192,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
         await beating.first;
       } else {
         // The MCP SDK loads only for this command; every other command starts without it.
-        const { serveMcpHttp } = await import("../../adapters/mcp-http.js");
+        const { serveMcpHttp } = await import("../../adapters/http/live-sessions.js");
         http = await serveMcpHttp(runtime, serverOptions, listen);
       }
       // Before the line a supervisor or a test waits for: a SIGTERM sent the moment it appears

@@ -13,7 +13,7 @@ import type { Command } from "commander";
 import type { CommandHost } from "../command-host.js";
 import { CliError, EXIT_FAILURE_FOUND, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
-import { DEFAULT_SESSION_TTL_MS } from "../../adapters/mcp-http-defaults.js";
+import { DEFAULT_SESSION_TTL_MS } from "../../adapters/http/defaults.js";
 import { isDatabaseUrl } from "../../session/open-store.js";
 import { nonNegativeInteger } from "../arg-parsers.js";
 

@@ -18,7 +18,7 @@
 import type http from "node:http";
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
-import type { McpConnection } from "./mcp.js";
+import type { McpConnection } from "../mcp.js";
 
 /** A `tools/call` the direct path answers: its JSON-RPC id and the tool's arguments as sent. */
 export interface DirectToolCall {

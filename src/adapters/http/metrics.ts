@@ -11,7 +11,7 @@
  * connections in use, the sessions and event streams this replica holds, the registry's skills
  * and diagnostics, and refreshes that changed what is served.
  */
-import type { StoreQueryEvent } from "../session/store-postgres.js";
+import type { StoreQueryEvent } from "../../session/store-postgres.js";
 
 /** The store's view metrics take: every statement it runs, and how many are in flight. */
 export interface ObservedStore {

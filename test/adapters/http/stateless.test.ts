@@ -8,13 +8,13 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import { describe, test } from "node:test";
-import { serveMcpHttp } from "../../src/adapters/mcp-http.js";
-import { serveMcpHttpReplicated } from "../../src/adapters/mcp-http-replicated.js";
-import type { SkillRuntime } from "../../src/runtime.js";
-import type { Session } from "../../src/session/session.js";
-import { freshDatabase } from "../support/postgres.js";
-import { skillTree } from "./mcp-fixtures.js";
-import { initialize, POST_HEADERS, rawRequest, runtimesForBothServers, type RawAnswer } from "./mcp-http-support.js";
+import { serveMcpHttp } from "../../../src/adapters/http/live-sessions.js";
+import { serveMcpHttpReplicated } from "../../../src/adapters/http/stored-sessions.js";
+import type { SkillRuntime } from "../../../src/runtime.js";
+import type { Session } from "../../../src/session/session.js";
+import { freshDatabase } from "../../support/postgres.js";
+import { skillTree } from "../mcp-fixtures.js";
+import { initialize, POST_HEADERS, rawRequest, runtimesForBothServers, type RawAnswer } from "./support.js";
 
 const PROTOCOL = "2026-07-28";
 const tree = skillTree();

@@ -7,11 +7,11 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { serveMcpHttpReplicated, type McpHttpReplicatedServing } from "../../src/adapters/mcp-http-replicated.js";
-import { createSkillRuntime, type SkillRuntime } from "../../src/runtime.js";
-import { freshDatabase } from "../support/postgres.js";
-import { skillTree } from "./mcp-fixtures.js";
-import { initialize, POST_HEADERS, rawRequest, type RawAnswer } from "./mcp-http-support.js";
+import { serveMcpHttpReplicated, type McpHttpReplicatedServing } from "../../../src/adapters/http/stored-sessions.js";
+import { createSkillRuntime, type SkillRuntime } from "../../../src/runtime.js";
+import { freshDatabase } from "../../support/postgres.js";
+import { skillTree } from "../mcp-fixtures.js";
+import { initialize, POST_HEADERS, rawRequest, type RawAnswer } from "./support.js";
 
 const db = await freshDatabase();
 

@@ -6,12 +6,12 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, it, test } from "node:test";
-import { serveMcpHttp, type McpHttpServing } from "../../src/adapters/mcp-http.js";
-import { isLoopback, parseBindAddress } from "../../src/adapters/mcp-http-address.js";
-import { createSkillRuntime, type SkillRuntime } from "../../src/runtime.js";
-import { runCli } from "../cli/cli-process.js";
-import { initialize } from "./mcp-http-support.js";
-import { skillTree } from "./mcp-fixtures.js";
+import { serveMcpHttp, type McpHttpServing } from "../../../src/adapters/http/live-sessions.js";
+import { isLoopback, parseBindAddress } from "../../../src/adapters/http/address.js";
+import { createSkillRuntime, type SkillRuntime } from "../../../src/runtime.js";
+import { runCli } from "../../cli/cli-process.js";
+import { initialize } from "./support.js";
+import { skillTree } from "../mcp-fixtures.js";
 
 const tree = skillTree();
 let runtime: SkillRuntime;

@@ -9,13 +9,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import postgres from "postgres";
-import type { Envelope } from "../../src/tool/envelope.js";
-import { eventually } from "../support/eventually.js";
-import { startHttpServer, type HttpServer } from "../support/mcp-server.js";
-import { freshDatabase } from "../support/postgres.js";
-import { writeSkill } from "../support/tmp.js";
-import { callSkill, skillTree } from "./mcp-fixtures.js";
-import { INITIALIZE, POST_HEADERS, rawRequest } from "./mcp-http-support.js";
+import type { Envelope } from "../../../src/tool/envelope.js";
+import { eventually } from "../../support/eventually.js";
+import { startHttpServer, type HttpServer } from "../../support/mcp-server.js";
+import { freshDatabase } from "../../support/postgres.js";
+import { writeSkill } from "../../support/tmp.js";
+import { callSkill, skillTree } from "../mcp-fixtures.js";
+import { INITIALIZE, POST_HEADERS, rawRequest } from "./support.js";
 
 const db = await freshDatabase();
 

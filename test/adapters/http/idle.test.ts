@@ -3,10 +3,10 @@ import * as path from "node:path";
 import { after, before, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { LoadedData } from "../../src/tool/envelope.js";
-import { eventually } from "../support/eventually.js";
-import { startHttpServer, type HttpServer } from "../support/mcp-server.js";
-import { callSkill, dataOf, readLogs, skillTree, type SkillTree } from "./mcp-fixtures.js";
+import type { LoadedData } from "../../../src/tool/envelope.js";
+import { eventually } from "../../support/eventually.js";
+import { startHttpServer, type HttpServer } from "../../support/mcp-server.js";
+import { callSkill, dataOf, readLogs, skillTree, type SkillTree } from "../mcp-fixtures.js";
 
 const tree: SkillTree = skillTree();
 let server: HttpServer;

@@ -6,13 +6,13 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import { describe, test } from "node:test";
-import { serveMcpHttp } from "../../src/adapters/mcp-http.js";
-import { MAX_BODY_BYTES } from "../../src/adapters/mcp-http-body.js";
-import { serveMcpHttpReplicated } from "../../src/adapters/mcp-http-replicated.js";
-import type { SkillRuntime } from "../../src/runtime.js";
-import { freshDatabase } from "../support/postgres.js";
-import { skillTree } from "./mcp-fixtures.js";
-import { POST_HEADERS, runtimesForBothServers } from "./mcp-http-support.js";
+import { serveMcpHttp } from "../../../src/adapters/http/live-sessions.js";
+import { MAX_BODY_BYTES } from "../../../src/adapters/http/body.js";
+import { serveMcpHttpReplicated } from "../../../src/adapters/http/stored-sessions.js";
+import type { SkillRuntime } from "../../../src/runtime.js";
+import { freshDatabase } from "../../support/postgres.js";
+import { skillTree } from "../mcp-fixtures.js";
+import { POST_HEADERS, runtimesForBothServers } from "./support.js";
 
 const tree = skillTree();
 const db = await freshDatabase();

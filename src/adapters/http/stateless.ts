@@ -9,9 +9,9 @@
 import type http from "node:http";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ErrorCode, isJSONRPCRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { sendError } from "./mcp-http-body.js";
-import { SESSION_CAP_RETRY_AFTER_SECONDS } from "./mcp-http-defaults.js";
-import { createMcpConnection, mcpServerCapabilities, type McpServerOptions, type McpSessionFactory } from "./mcp.js";
+import { sendError } from "./body.js";
+import { SESSION_CAP_RETRY_AFTER_SECONDS } from "./defaults.js";
+import { createMcpConnection, mcpServerCapabilities, type McpServerOptions, type McpSessionFactory } from "../mcp.js";
 
 export const STATELESS_PROTOCOL_VERSION = "2026-07-28";
 const PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion";

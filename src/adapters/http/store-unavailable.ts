@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type http from "node:http";
-import { StoreUnavailableError } from "../session/store.js";
+import { StoreUnavailableError } from "../../session/store.js";
 
 /** JSON-RPC error code of a request the session store could not serve: in the server-defined range, apart from -32001 (session not found). */
 export const STORE_UNAVAILABLE_CODE = -32003;

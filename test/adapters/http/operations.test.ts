@@ -11,13 +11,13 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, before, describe, it } from "node:test";
 import postgres from "postgres";
-import { CLI_MAIN, REPO, runCli, TSX_LOADER } from "../cli/cli-process.js";
-import { eventually } from "../support/eventually.js";
-import { startHttpServer, type HttpServer } from "../support/mcp-server.js";
-import { databaseOn, freshDatabase, ownServer, type OwnServer } from "../support/postgres.js";
-import { tempDir, writeSkill } from "../support/tmp.js";
-import { skillTree } from "./mcp-fixtures.js";
-import { INITIALIZE, POST_HEADERS, rawRequest, type RawAnswer } from "./mcp-http-support.js";
+import { CLI_MAIN, REPO, runCli, TSX_LOADER } from "../../cli/cli-process.js";
+import { eventually } from "../../support/eventually.js";
+import { startHttpServer, type HttpServer } from "../../support/mcp-server.js";
+import { databaseOn, freshDatabase, ownServer, type OwnServer } from "../../support/postgres.js";
+import { tempDir, writeSkill } from "../../support/tmp.js";
+import { skillTree } from "../mcp-fixtures.js";
+import { INITIALIZE, POST_HEADERS, rawRequest, type RawAnswer } from "./support.js";
 
 const db = await freshDatabase();
 

@@ -12,22 +12,22 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { parseAllowedOrigin, parseBindAddress, requestAllowed } from "./mcp-http-address.js";
-import { readJsonBody, refuseBody, sendError } from "./mcp-http-body.js";
-import { answerDirectToolCall, directToolCall } from "./mcp-http-direct-call.js";
-import { stampRegistryDigest } from "./registry-digest-header.js";
+import { parseAllowedOrigin, parseBindAddress, requestAllowed } from "./address.js";
+import { readJsonBody, refuseBody, sendError } from "./body.js";
+import { answerDirectToolCall, directToolCall } from "./direct-call.js";
+import { stampRegistryDigest } from "./digest-header.js";
 import {
   DEFAULT_MCP_HTTP_HOST,
   DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS,
   DEFAULT_STATELESS_DEADLINE_MS,
   defaultMaxSessions,
   SESSION_CAP_RETRY_AFTER_SECONDS,
-} from "./mcp-http-defaults.js";
+} from "./defaults.js";
 
-export { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, defaultMaxSessions } from "./mcp-http-defaults.js";
-export { isLoopback } from "./mcp-http-address.js";
-import { createMcpConnection, type McpConnection, type McpServerOptions, type McpSessionFactory } from "./mcp.js";
-import { isStatelessRequest, serveStatelessRequest, type StatelessLimits } from "./mcp-stateless.js";
+export { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, defaultMaxSessions } from "./defaults.js";
+export { isLoopback } from "./address.js";
+import { createMcpConnection, type McpConnection, type McpServerOptions, type McpSessionFactory } from "../mcp.js";
+import { isStatelessRequest, serveStatelessRequest, type StatelessLimits } from "./stateless.js";
 
 export const MCP_HTTP_PATH = "/mcp";
 const WRITE_HIGH_WATER_MARK = 2 * 1024 * 1024;

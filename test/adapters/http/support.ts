@@ -4,7 +4,7 @@
  */
 import http from "node:http";
 import { after, before } from "node:test";
-import { createSkillRuntime, type SkillRuntime } from "../../src/runtime.js";
+import { createSkillRuntime, type SkillRuntime } from "../../../src/runtime.js";
 
 export interface RawAnswer {
   status: number;
