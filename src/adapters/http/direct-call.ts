@@ -16,9 +16,19 @@
  * send is answered two ways.
  */
 import type http from "node:http";
+import { performance } from "node:perf_hooks";
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { StoreCancelledError } from "../../session/store.js";
+import { SessionGoneError } from "../../session/stored-session.js";
 import type { McpConnection } from "../mcp.js";
+import { ProtocolError } from "../protocol-error.js";
+import { sendError } from "./body.js";
+import type { ServerMetrics } from "./metrics.js";
+import { answerStoreUnavailable, causeText, correlationId, isStoreUnavailable } from "./store-unavailable.js";
+
+/** JSON-RPC code for a request cancelled before it was stored (the code LSP uses for it). */
+export const REQUEST_CANCELLED_CODE = -32800;
 
 /** A `tools/call` the direct path answers: its JSON-RPC id and the tool's arguments as sent. */
 export interface DirectToolCall {
@@ -71,24 +81,95 @@ export function directToolCall(req: http.IncomingMessage, body: unknown, connect
   return { id, args: params["arguments"] };
 }
 
-/** Answers the call as the transport would: one `message` event on an SSE answer, then the end. */
-export async function answerDirectToolCall(res: http.ServerResponse, connection: McpConnection, sessionId: string, call: DirectToolCall): Promise<void> {
-  let message: Record<string, unknown>;
+/** How a direct call is answered, besides its result. */
+export interface DirectAnswerOptions {
+  /**
+   * What the transport it stands in for would have written: one SSE event (a session's own
+   * transport) or a JSON body (a request-scoped transport in JSON mode, as replicas use).
+   */
+  format: "sse" | "json";
+  log: (line: string) => void;
+  /**
+   * A failure that is neither a protocol error nor the store's: shown as the SDK's protocol shows
+   * a handler's error ("shown": a session in this process, where the direct path must answer as
+   * the transport would), or logged under a correlation id ("logged": on a store, where its text
+   * may be the database's).
+   */
+  internalErrors: "shown" | "logged";
+  metrics?: ServerMetrics;
+  /** The call's answer was stored before (a retry): counted as a replay, not as its outcome again. */
+  replay?: boolean;
+}
+
+/**
+ * Answers the call as the transport would, and a failure as the one HTTP server answers failures:
+ * a store that cannot answer in time is a 503 with `Retry-After` (never a 200 holding an error,
+ * which a balancer or client would not retry), a cancelled call says nothing was stored, a session
+ * ended under the call is a 404.
+ */
+export async function answerDirectToolCall(
+  res: http.ServerResponse,
+  connection: McpConnection,
+  sessionId: string,
+  call: DirectToolCall,
+  options: DirectAnswerOptions,
+): Promise<void> {
+  const started = performance.now();
+  let outcome = "error";
   try {
-    message = { result: await connection.callSkillTool(call.args, call.id), jsonrpc: "2.0", id: call.id };
-  } catch (error) {
-    // What the SDK's protocol answers when a handler throws.
-    const thrown = error as { code?: unknown; message?: unknown; data?: unknown };
-    message = {
-      jsonrpc: "2.0",
-      id: call.id,
-      error: {
-        code: Number.isSafeInteger(thrown.code) ? thrown.code : ErrorCode.InternalError,
-        message: typeof thrown.message === "string" ? thrown.message : "Internal error",
-        ...(thrown.data !== undefined ? { data: thrown.data } : {}),
-      },
-    };
+    let message: Record<string, unknown>;
+    try {
+      const result = await connection.callSkillTool(call.args, call.id);
+      const envelope = result.structuredContent as { data?: { status?: unknown } | null; error?: { code?: unknown } | null } | undefined;
+      // A replay was counted when it was first answered; here it counts as what it is.
+      outcome = options.replay ? "replayed" : String(envelope?.error?.code ?? envelope?.data?.status ?? (result.isError ? "error" : "ok"));
+      message = { result, jsonrpc: "2.0", id: call.id };
+    } catch (error) {
+      if (isStoreUnavailable(error)) {
+        outcome = "store_unavailable";
+        options.metrics?.error("store_unavailable");
+        answerStoreUnavailable(res, error, options.log, call.id);
+        return;
+      }
+      if (error instanceof SessionGoneError) {
+        outcome = "session_gone";
+        return sendError(res, 404, -32001, "Session not found: it has ended; start a new session with an initialize request");
+      }
+      if (error instanceof StoreCancelledError) {
+        outcome = "cancelled";
+        message = { jsonrpc: "2.0", id: call.id, error: { code: REQUEST_CANCELLED_CODE, message: "Request cancelled: nothing was stored" } };
+      } else {
+        message = { jsonrpc: "2.0", id: call.id, error: errorAnswer(error, options) };
+      }
+    }
+    if (res.destroyed) return;
+    if (options.format === "json") {
+      res.writeHead(200, { "content-type": "application/json", "mcp-session-id": sessionId });
+      res.end(JSON.stringify(message));
+    } else {
+      res.writeHead(200, { ...SSE_HEADERS, "mcp-session-id": sessionId });
+      res.end(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    }
+  } finally {
+    options.metrics?.toolCall(outcome, (performance.now() - started) / 1000);
   }
-  res.writeHead(200, { ...SSE_HEADERS, "mcp-session-id": sessionId });
-  res.end(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+}
+
+/** The JSON-RPC error for a handler's failure. */
+function errorAnswer(error: unknown, options: DirectAnswerOptions): Record<string, unknown> {
+  const thrown = error as { code?: unknown; message?: unknown; data?: unknown };
+  // A protocol error is worded for the client.
+  if (error instanceof ProtocolError) return { code: thrown.code, message: thrown.message, ...(thrown.data !== undefined ? { data: thrown.data } : {}) };
+  if (options.internalErrors === "logged") {
+    const correlation = correlationId();
+    options.log(`mcp http: [${correlation}] tool call: ${causeText(error)}`);
+    options.metrics?.error("internal");
+    return { code: ErrorCode.InternalError, message: `Internal error (correlation id ${correlation})` };
+  }
+  // What the SDK's protocol answers when a handler throws.
+  return {
+    code: Number.isSafeInteger(thrown.code) ? thrown.code : ErrorCode.InternalError,
+    message: typeof thrown.message === "string" ? thrown.message : "Internal error",
+    ...(thrown.data !== undefined ? { data: thrown.data } : {}),
+  };
 }

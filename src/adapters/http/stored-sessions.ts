@@ -1,5 +1,5 @@
 /**
- * `skillport mcp --http PORT --store URL`: Streamable HTTP at `/mcp` where any replica serves any
+ * Sessions kept in a store (`skillport mcp --http PORT --store URL`): any replica serves any
  * session (SPEC §9). Nothing about a conversation lives only in one process:
  *
  * - skillport mints `Mcp-Session-Id` and writes the session's header (with its pinned catalog,
@@ -21,35 +21,29 @@
  * as a cache only: one evicted is read back from the store on its next request.
  *
  * Operating it (SPEC §9): a request the store cannot serve in time is answered 503 with
- * `Retry-After` (`store-unavailable.ts`); a `tools/call` cancelled by `notifications/cancelled`
- * (sent to this replica or, through the store, to another) or by its client going away before
- * it commits is not stored; `GET /healthz` and `GET /readyz` say whether the replica serves and
- * whether a balancer should send it requests; `drain()` finishes what is in flight and refuses new
- * sessions; a session pinned to another registry digest is answered 409, naming both; ended and
- * idle sessions are deleted after `sessionTtlMs`.
+ * `Retry-After` (`store-unavailable.ts`), on the direct path and through the SDK's transport
+ * alike; a `tools/call` cancelled by `notifications/cancelled` (sent to this replica or, through
+ * the store, to another) or by its client going away before it commits is not stored; a session
+ * pinned to another registry digest is answered 409, naming both; ended and idle sessions are
+ * deleted after `sessionTtlMs`. What every request meets first (Host and Origin, probes, drain,
+ * the stateless wire, the body limit) is the one HTTP server's, `front.ts`.
  */
 import { randomUUID } from "node:crypto";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
-import { performance } from "node:perf_hooks";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { ErrorCode, isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type http from "node:http";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Scope, ScopedRegistry } from "../../access/types.js";
 import type { Session, SessionOptions } from "../../session/session.js";
 import { SessionGoneError, type StoredSession, type StoredSessionOptions } from "../../session/stored-session.js";
-import { StoreCancelledError, type SessionStore, type StoreMessage, type StoreSubscription } from "../../session/store.js";
-import { parseAllowedOrigin, parseBindAddress, requestAllowed } from "./address.js";
+import { StoreUnavailableError, type SessionStore, type StoreMessage, type StoreSubscription } from "../../session/store.js";
+import { createMcpConnection, type McpServerOptions, type McpSessionFactory } from "../mcp.js";
 import { readJsonBody, refuseBody, sendError } from "./body.js";
-import { directToolCall } from "./direct-call.js";
-import type { ServerMetrics } from "./metrics.js";
-import { stampRegistryDigest } from "./digest-header.js";
-import { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS, DEFAULT_STATELESS_DEADLINE_MS, defaultMaxSessions } from "./defaults.js";
-import { createMcpConnection, type McpConnection, type McpServerOptions, type McpSessionFactory } from "../mcp.js";
-import { isStatelessRequest, serveStatelessRequest, type StatelessLimits } from "./stateless.js";
-import { ProtocolError } from "../protocol-error.js";
-import { answerStoreUnavailable, causeText, correlationId, isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from "./store-unavailable.js";
+import { DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS } from "./defaults.js";
+import { answerDirectToolCall, directToolCall } from "./direct-call.js";
+import { checkListen, serveHttpFront, type HttpFrontListen, type SessionBackend } from "./front.js";
+import { answerStoreUnavailable, causeText } from "./store-unavailable.js";
 
-export const MCP_HTTP_PATH = "/mcp";
+export { MCP_HTTP_PATH } from "./front.js";
 const MAX_SWEEP_INTERVAL_MS = 60_000;
 /** Idle sessions one sweep ends at most; the next sweep takes the rest. */
 const SWEEP_BATCH = 100;
@@ -66,12 +60,10 @@ const MIN_PRUNE_INTERVAL_MS = 1000;
 /** How long a cancellation waits for a call it overtook, and how many such are kept at most. */
 const CANCELLED_KEPT_MS = 60_000;
 const MAX_CANCELLED_KEPT = 10_000;
-/** JSON-RPC code for a request cancelled before it was stored (the code LSP uses for it). */
-const REQUEST_CANCELLED_CODE = -32800;
 /** JSON-RPC code for a session pinned to skills this replica does not serve. */
 export const REGISTRY_DIGEST_MISMATCH_CODE = -32004;
 
-/** What the replicated server needs of the runtime: stored sessions, and what a scope may see. */
+/** What a server on a store needs of the runtime: stored sessions, and what a scope may see. */
 export interface McpStoreRuntime {
   readonly store: SessionStore | null;
   createStoredSession(options: StoredSessionOptions): Promise<StoredSession>;
@@ -81,21 +73,9 @@ export interface McpStoreRuntime {
   registry(scope: Scope): Pick<ScopedRegistry, "toolAvailable" | "all" | "availability">;
 }
 
-export interface McpHttpReplicatedListen {
-  port: number;
-  host?: string;
+export interface McpHttpReplicatedListen extends HttpFrontListen {
   /** Sessions with no request for this long are ended, by whichever replica claims them first; 0 = never. */
   idleTimeoutMs?: number;
-  allowedOrigins?: readonly string[];
-  /**
-   * Sessions this replica keeps in memory between requests (a cache: the store holds them all),
-   * and stateless requests it answers at once (each holds a session while it lasts).
-   */
-  maxSessions?: number;
-  /** A stateless request not answered within this long gets 503. Default 30 s. */
-  statelessDeadlineMs?: number;
-  /** What this server serves (`runtime.registryDigest()`), sent as `Skillport-Registry-Digest` on every response. */
-  registryDigest?: () => Promise<string>;
   /**
    * Answer a session whose header names another registry digest than this replica's with 409
    * (naming both) instead of serving it other skills. Default true. A server whose skills change
@@ -104,10 +84,6 @@ export interface McpHttpReplicatedListen {
   rejectOtherRegistryDigest?: boolean;
   /** Delete sessions ended, or with no request and no write, for this long (the store's `prune`); 0 = never. Default 24 hours. */
   sessionTtlMs?: number;
-  /** Serves `GET /metrics` (`createServerMetrics`). */
-  metrics?: ServerMetrics;
-  /** True once the registry has loaded (readiness); default: always, as a runtime is loaded before it serves. */
-  registryLoaded?: () => boolean;
 }
 
 export interface McpHttpReplicatedServing {
@@ -152,13 +128,8 @@ export async function serveMcpHttpReplicated(
 ): Promise<McpHttpReplicatedServing> {
   const store = runtime.store;
   if (!store) throw new TypeError("the replicated HTTP server needs a runtime opened with a store");
-  const bind = parseBindAddress(listen.host ?? DEFAULT_MCP_HTTP_HOST);
-  const allowedOrigins = new Set((listen.allowedOrigins ?? []).map(parseAllowedOrigin));
-  if (!bind.loopback && allowedOrigins.size === 0) {
-    throw new TypeError(`serving on ${bind.urlHost}, which is not loopback, needs allowedOrigins: the origins browsers may call from`);
-  }
-  const maxSessions = listen.maxSessions ?? defaultMaxSessions();
-  if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) throw new RangeError(`maxSessions must be a positive whole number, not ${maxSessions}`);
+  // Bad options fail before the store is subscribed to.
+  const { maxSessions } = checkListen(listen);
   const idleTimeoutMs = listen.idleTimeoutMs ?? DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS;
   // Activity reaches the store at most this often per session and replica, so idle expiry errs
   // late by at most this much, and a busy session costs no write per request.
@@ -169,12 +140,6 @@ export async function serveMcpHttpReplicated(
   const rejectOtherDigest = listen.rejectOtherRegistryDigest !== false && listen.registryDigest !== undefined;
   const sessionTtlMs = listen.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
   if (!(Number.isFinite(sessionTtlMs) && sessionTtlMs >= 0)) throw new RangeError(`sessionTtlMs must be 0 or more milliseconds, not ${sessionTtlMs}`);
-  const stateless: StatelessLimits = {
-    inFlight: 0,
-    deadlineMs: listen.statelessDeadlineMs ?? DEFAULT_STATELESS_DEADLINE_MS,
-    busy: () => (stateless.inFlight >= maxSessions ? `${maxSessions} stateless requests are being answered, the most it serves at once` : null),
-  };
-
   /** Sessions by id, least recently used first. */
   const cache = new Map<string, { stored: StoredSession; touched: number }>();
   /** Open SSE streams by session id. */
@@ -195,11 +160,6 @@ export async function serveMcpHttpReplicated(
     cancelled.set(key, now);
   };
   let eventCounter = 0;
-  let draining = false;
-  /** Requests being answered (event streams leave the count once open), and who waits for none. */
-  let active = 0;
-  let idle: (() => void) | null = null;
-
   const remember = (stored: StoredSession): void => {
     // Read before the entry is moved to the end: the time it last reached the store must survive
     // the move, or every request would find it never touched and write again.
@@ -318,102 +278,69 @@ export async function serveMcpHttpReplicated(
   };
 
   /** The per-request MCP server over the stored session; `session.invoke` carries this request's idempotency key. */
-  const connectionFor = (stored: StoredSession, requestId: unknown, call: RequestCall) => {
-    const facade = requestSession(stored, idempotencyKeyOf(stored, requestId), call);
+  const connectionFor = (stored: StoredSession, requestId: unknown, call: RequestCall, failure: StoreFailure) => {
+    const facade = requestSession(stored, idempotencyKeyOf(stored, requestId), call, failure);
     const factory: McpSessionFactory = { session: () => facade, registry: (scope) => runtime.registry(scope) };
     return createMcpConnection(factory, options, stored.id, stored.header.client?.capabilities as { extensions?: Record<string, unknown> } | undefined);
   };
 
   /**
-   * A plain `tools/call` of the skill tool, answered here rather than through the SDK's transport,
-   * so a store that cannot answer is a 503 (the transport would wrap it in a 200) and the outcome
-   * is known for metrics. Anything the transport would treat otherwise goes to it.
+   * Answers one request on its own MCP server over the stored session. A plain `tools/call` of
+   * the skill tool is answered directly (`direct-call.ts`); anything else goes through a
+   * request-scoped SDK transport, whose answer is held until it is known not to hide a store
+   * failure: the transport turns a handler's error into a JSON-RPC error inside a 200, and a store
+   * that could not answer in time must be a 503 with `Retry-After` whatever the request was.
    */
-  const answerToolCall = async (res: http.ServerResponse, connection: McpConnection, stored: StoredSession, id: string | number, args: unknown, replay: boolean): Promise<void> => {
-    const started = performance.now();
-    let outcome = "error";
-    try {
-      let message: Record<string, unknown>;
-      try {
-        const result = await connection.callSkillTool(args, id);
-        const envelope = result.structuredContent as { data?: { status?: unknown } | null; error?: { code?: unknown } | null } | undefined;
-        // A replay was counted when it was first answered; here it counts as what it is.
-        outcome = replay ? "replayed" : String(envelope?.error?.code ?? envelope?.data?.status ?? (result.isError ? "error" : "ok"));
-        message = { result, jsonrpc: "2.0", id };
-      } catch (error) {
-        if (isStoreUnavailable(error)) {
-          outcome = "store_unavailable";
-          metrics?.error("store_unavailable");
-          answerStoreUnavailable(res, error, options.log, id);
-          return;
-        }
-        if (error instanceof StoreCancelledError) {
-          outcome = "cancelled";
-          message = { jsonrpc: "2.0", id, error: { code: REQUEST_CANCELLED_CODE, message: "Request cancelled: nothing was stored" } };
-        } else if (error instanceof SessionGoneError) {
-          outcome = "session_gone";
-          return sendError(res, 404, -32001, "Session not found: it has ended; start a new session with an initialize request");
-        } else {
-          const thrown = error as { code?: unknown; message?: unknown };
-          // A protocol error is worded for the client; anything else is logged, never shown.
-          if (error instanceof ProtocolError) message = { jsonrpc: "2.0", id, error: { code: thrown.code, message: thrown.message } };
-          else {
-            const correlation = correlationId();
-            options.log(`mcp http: [${correlation}] tool call: ${causeText(error)}`);
-            metrics?.error("internal");
-            message = { jsonrpc: "2.0", id, error: { code: ErrorCode.InternalError, message: `Internal error (correlation id ${correlation})` } };
-          }
-        }
-      }
-      if (res.destroyed) return;
-      res.writeHead(200, { "content-type": "application/json", "mcp-session-id": stored.id });
-      res.end(JSON.stringify(message));
-    } finally {
-      metrics?.toolCall(outcome, (performance.now() - started) / 1000);
-    }
-  };
-
   const answer = async (req: http.IncomingMessage, res: http.ServerResponse, stored: StoredSession, body: unknown, call: RequestCall): Promise<void> => {
     const message = body as JsonRpcLike;
-    const connection = connectionFor(stored, message.id, call);
+    const failure: StoreFailure = {};
+    const connection = connectionFor(stored, message.id, call, failure);
     try {
       const direct = call.signal ? directToolCall(req, body, connection) : null;
-      if (direct) return await answerToolCall(res, connection, stored, direct.id, direct.args, call.replay === true);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      if (direct) {
+        return await answerDirectToolCall(res, connection, stored.id, direct, {
+          format: "json",
+          log: options.log,
+          internalErrors: "logged",
+          ...(metrics ? { metrics } : {}),
+          ...(call.replay ? { replay: true } : {}),
+        });
+      }
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       await connection.server.connect(transport);
-      res.setHeader("mcp-session-id", stored.id);
-      await transport.handleRequest(req, res, body);
+      const response = await transport.handleRequest(webRequestOf(req), { parsedBody: body });
+      if (failure.error) {
+        metrics?.error("store_unavailable");
+        answerStoreUnavailable(res, failure.error, options.log, message.id);
+        return;
+      }
+      const text = await response.text();
+      if (res.destroyed) return;
+      const headers: Record<string, string> = { "mcp-session-id": stored.id };
+      response.headers.forEach((value, name) => (headers[name] = value));
+      res.writeHead(response.status, headers);
+      res.end(text);
     } finally {
       await connection.server.close().catch(() => {});
     }
   };
 
-  const handlePost = async (req: http.IncomingMessage, res: http.ServerResponse, sessionId: string | undefined): Promise<void> => {
+  /** `initialize`, already checked by the front: the session is written to the store before it is answered. */
+  const initialize = async (req: http.IncomingMessage, res: http.ServerResponse, body: unknown): Promise<void> => {
+    const params = (body as { params: { protocolVersion: string; capabilities: unknown } }).params;
+    const stored = await runtime.createStoredSession({
+      ...sessionOptions,
+      id: randomUUID(),
+      client: { protocolVersion: params.protocolVersion, capabilities: params.capabilities as Record<string, unknown> },
+    });
+    remember(stored);
+    touch(stored.id);
+    return answer(req, res, stored, body, { caughtUp: false, touch: false });
+  };
+
+  const handlePost = async (req: http.IncomingMessage, res: http.ServerResponse, sessionId: string): Promise<void> => {
     const body = await readJsonBody(req);
     if (!body.ok) return refuseBody(res, body);
-    if (sessionId === undefined) {
-      const protocol = req.headers["mcp-protocol-version"];
-      if (isStatelessRequest(body.value, typeof protocol === "string" ? protocol : undefined)) {
-        return serveStatelessRequest(res, runtime, options, body.value, stateless);
-      }
-      if (!isInitializeRequest(body.value)) {
-        return sendError(res, 400, -32000, "Bad request: no Mcp-Session-Id header; the first request must be initialize");
-      }
-      if (draining) {
-        return sendError(res, 503, -32000, "Server draining: it is shutting down and starts no new sessions; try another replica", {
-          "retry-after": String(STORE_RETRY_AFTER_SECONDS),
-        });
-      }
-      const params = body.value.params;
-      const stored = await runtime.createStoredSession({
-        ...sessionOptions,
-        id: randomUUID(),
-        client: { protocolVersion: params.protocolVersion, capabilities: params.capabilities as Record<string, unknown> },
-      });
-      remember(stored);
-      touch(stored.id);
-      return answer(req, res, stored, body.value, { caughtUp: false, touch: false });
-    }
     const message = body.value as JsonRpcLike;
     // Handled before the session is read: a cancellation must not wait behind the store.
     if (!Array.isArray(body.value) && message.method === "notifications/cancelled" && message.id === undefined) {
@@ -466,7 +393,6 @@ export async function serveMcpHttpReplicated(
     if (!String(req.headers.accept ?? "").includes("text/event-stream")) {
       return sendError(res, 406, -32000, "Not acceptable: a GET stream needs Accept: text/event-stream");
     }
-    if (draining) return sendError(res, 503, -32000, "Server draining: open the stream on another replica", { "retry-after": String(STORE_RETRY_AFTER_SECONDS) });
     const stored = await sessionFor(sessionId);
     if (!stored) return sendError(res, 404, -32001, "Session not found: start a new session with an initialize request");
     if (await refuseOtherDigest(res, stored)) return;
@@ -499,106 +425,12 @@ export async function serveMcpHttpReplicated(
     res.writeHead(200).end();
   };
 
-  /** Whether a balancer should send this replica requests: not draining, the registry loaded, the store answering within 1 s. */
-  let readinessProbe: Promise<{ ready: boolean; store: string }> | null = null;
-  const readiness = (): Promise<{ ready: boolean; store: string }> => {
-    // Probes arriving together share one statement.
-    readinessProbe ??= (async () => {
-      try {
-        await store.ping?.(READINESS_STORE_DEADLINE_MS);
-        return { ready: true, store: "ok" };
-      } catch (error) {
-        options.log(`mcp http: readiness: session store unavailable: ${causeText(error)}`);
-        return { ready: false, store: "unavailable" };
-      } finally {
-        readinessProbe = null;
-      }
-    })();
-    return readinessProbe;
-  };
-
-  const sendJson = (res: http.ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void => {
-    res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...headers });
-    res.end(JSON.stringify(value));
-  };
-
-  const handleProbe = async (res: http.ServerResponse, path: string): Promise<void> => {
-    if (path === "/healthz") return sendJson(res, 200, { status: draining ? "draining" : "serving" });
-    const registry = listen.registryLoaded?.() ?? true;
-    if (draining) return sendJson(res, 503, { status: "draining", store: "not checked", registry: registry ? "loaded" : "loading" });
-    const probe = await readiness();
-    const ready = probe.ready && registry;
-    sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not ready", store: probe.store, registry: registry ? "loaded" : "loading" }, ready ? {} : { "retry-after": "1" });
-  };
-
-  const handle = async (req: http.IncomingMessage, res: http.ServerResponse, release: () => void): Promise<void> => {
-    const url = new URL(req.url ?? "/", "http://localhost");
-    // Probes carry no Host a replica would know (a balancer's check), and reveal nothing.
-    if (req.method === "GET" && (url.pathname === "/healthz" || url.pathname === "/readyz")) return handleProbe(res, url.pathname);
-    if (url.pathname === "/metrics" && metrics && requestAllowed(bind, allowedOrigins, req.headers.host, req.headers.origin)) {
-      if (req.method !== "GET") return sendError(res, 405, -32000, "Method not allowed", { allow: "GET" });
-      const text = await metrics.render();
-      res.writeHead(200, { "content-type": metrics.contentType });
-      res.end(text);
-      return;
-    }
-    if (url.pathname !== MCP_HTTP_PATH) return sendError(res, 404, -32601, `Not found: the MCP endpoint is ${MCP_HTTP_PATH}`);
-    if (!requestAllowed(bind, allowedOrigins, req.headers.host, req.headers.origin)) {
-      return sendError(res, 403, -32600, "Forbidden: Host or Origin not allowed (DNS-rebinding protection)");
-    }
-    const header = req.headers["mcp-session-id"];
-    const sessionId = typeof header === "string" ? header : undefined;
+  const request = async (req: http.IncomingMessage, res: http.ServerResponse, sessionId: string, release: () => void): Promise<void> => {
     if (req.method === "POST") return handlePost(req, res, sessionId);
-    if (sessionId === undefined) return sendError(res, 400, -32000, "Bad request: no Mcp-Session-Id header; start with an initialize POST");
     if (req.method === "GET") return handleGet(req, res, sessionId, release);
     if (req.method === "DELETE") return handleDelete(res, sessionId);
     return sendError(res, 405, -32000, "Method not allowed", { allow: "GET, POST, DELETE" });
   };
-
-  const server = http.createServer((req, res) => {
-    const started = performance.now();
-    active += 1;
-    let released = false;
-    const release = (): void => {
-      if (released) return;
-      released = true;
-      active -= 1;
-      if (active === 0) idle?.();
-    };
-    res.once("close", () => {
-      release();
-      metrics?.request(req.method ?? "?", res.statusCode, (performance.now() - started) / 1000);
-    });
-    // While draining, every answer says the connection closes, so clients come back through the balancer.
-    if (draining) res.setHeader("connection", "close");
-    stampRegistryDigest(res, listen.registryDigest)
-      .then(() => handle(req, res, release))
-      .catch((error: unknown) => {
-        if (isStoreUnavailable(error)) {
-          metrics?.error("store_unavailable");
-          answerStoreUnavailable(res, error, options.log);
-          return;
-        }
-        if (error instanceof SessionGoneError) {
-          options.log(`mcp http: ${error.message}`);
-          if (!res.headersSent) return sendError(res, 404, -32001, "Session not found: it has ended");
-        }
-        const correlation = correlationId();
-        options.log(`mcp http: [${correlation}] ${causeText(error)}`);
-        metrics?.error("internal");
-        if (!res.headersSent) sendError(res, 500, -32603, `Internal server error (correlation id ${correlation})`);
-        else res.end();
-      });
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(listen.port, bind.listenHost, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
 
   let sweeping = false;
   const sweepIdle = async (): Promise<void> => {
@@ -646,66 +478,71 @@ export async function serveMcpHttpReplicated(
   const pruner =
     sessionTtlMs > 0 && store.prune ? setInterval(() => void prune(), Math.min(Math.max(sessionTtlMs / 4, MIN_PRUNE_INTERVAL_MS), MAX_PRUNE_INTERVAL_MS)).unref() : null;
 
-  let closing: Promise<void> | null = null;
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      draining = true;
+  const endStreams = (): void => {
+    for (const set of streams.values()) for (const res of set) res.end();
+    streams.clear();
+  };
+  const backend: SessionBackend = {
+    // Sessions live in the store; the ones held here are a cache, evicted rather than refused.
+    sessionsCounted: () => null,
+    initialize,
+    request,
+    async storeReady() {
+      try {
+        await store.ping?.(READINESS_STORE_DEADLINE_MS);
+        return true;
+      } catch (error) {
+        options.log(`mcp http: readiness: session store unavailable: ${causeText(error)}`);
+        return false;
+      }
+    },
+    drainStarted: endStreams,
+    async close() {
       if (sweeper) clearInterval(sweeper);
       if (pruner) clearInterval(pruner);
       clearInterval(keepalive);
       for (const controller of calls.values()) controller.abort();
       await subscription.close().catch(() => {});
-      for (const set of streams.values()) for (const res of set) res.end();
-      streams.clear();
+      endStreams();
       cache.clear();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-    })();
-    return closing;
+    },
   };
+  const front = await serveHttpFront(runtime, options, listen, backend).catch(async (error: unknown) => {
+    await backend.close();
+    throw error;
+  });
   return {
-    url: `http://${bind.urlHost}:${port}${MCP_HTTP_PATH}`,
-    port,
+    url: front.url,
+    port: front.port,
     replicaId,
     async notifyToolsChanged() {
       await store.publish({ kind: "list_changed", from: replicaId });
     },
-    inFlight: () => active,
+    inFlight: () => front.inFlight(),
     sessionsOpen: () => cache.size,
     streamsOpen: () => {
       let count = 0;
       for (const set of streams.values()) count += set.size;
       return count;
     },
-    async drain(timeoutMs) {
-      draining = true;
-      // Still listening: `/readyz` answers 503 and `initialize` is refused until what is in flight
-      // is done, so a balancer sees the replica leave rather than a refused connection. Idle
-      // keep-alive connections close now, busy ones after their answer (`connection: close`).
-      server.closeIdleConnections();
-      for (const set of streams.values()) for (const res of set) res.end();
-      streams.clear();
-      const finished =
-        active === 0 ||
-        (await new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => {
-            idle = null;
-            resolve(false);
-          }, timeoutMs);
-          timer.unref();
-          idle = () => {
-            clearTimeout(timer);
-            idle = null;
-            resolve(true);
-          };
-        }));
-      await close();
-      return finished;
-    },
-    close,
+    drain: (timeoutMs) => front.drain(timeoutMs),
+    close: () => front.close(),
   };
+}
+
+/** A store failure met while the SDK's transport answered: the request is then answered 503 instead. */
+interface StoreFailure {
+  error?: StoreUnavailableError;
+}
+
+/** The request as the web-standard transport reads it; its body is passed already parsed. */
+function webRequestOf(req: http.IncomingMessage): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  return new Request(new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`), { method: req.method ?? "POST", headers });
 }
 
 /** How one request's calls reach the store: after its read, with or without a touch, abortable. */
@@ -723,7 +560,7 @@ interface RequestCall {
  * under this request's idempotency key, and the catalog the connection shows (instructions and
  * the tool description alike) is the pinned one, so every replica answers `tools/list` the same.
  */
-function requestSession(stored: StoredSession, idempotencyKey: string | undefined, call: RequestCall): Session {
+function requestSession(stored: StoredSession, idempotencyKey: string | undefined, call: RequestCall, failure: StoreFailure): Session {
   const unsupported = (what: string) => (): never => {
     throw new Error(`${what} is not available on a request's view of a stored session; use the stored session itself`);
   };
@@ -735,13 +572,18 @@ function requestSession(stored: StoredSession, idempotencyKey: string | undefine
     fresh = false;
     const touch = touchPending;
     touchPending = false;
-    return stored.invoke(args, {
+    const invoked = stored.invoke(args, {
       ...options,
       ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
       ...(skipRead ? { caughtUp: true } : {}),
       ...(touch ? { touch: true } : {}),
       ...(call.signal ? { signal: call.signal } : {}),
     });
+    // Noted for the request's answer, which the transport would otherwise write as a 200.
+    invoked.catch((error: unknown) => {
+      if (error instanceof StoreUnavailableError) failure.error ??= error;
+    });
+    return invoked;
   };
   return {
     id: stored.id,

@@ -93,4 +93,42 @@ describe("a replica's store, as a client sees it", { skip: db.skip ?? false }, (
       await sql.unsafe("alter table skillport_records_away rename to skillport_records");
     }
   });
+
+  test("a store too slow to take a call's answer gets 503 with Retry-After, whether the call went through the SDK's transport or not", { timeout: 120_000 }, async () => {
+    const sql = (runtime.store as unknown as { sql: import("postgres").Sql }).sql;
+    const { sessionId } = await initialize(url);
+    assert.ok(sessionId);
+    const request = (body: Record<string, unknown>): Promise<RawAnswer> =>
+      rawRequest(url, {
+        headers: { ...POST_HEADERS, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" },
+        body: JSON.stringify({ jsonrpc: "2.0", ...body }),
+      });
+    // Reading the session still works; only storing what a call did outlasts the deadline, so the
+    // failure comes from inside the MCP server's handler, where the transport would wrap it in a 200.
+    await sql.unsafe(`
+      create or replace function slow_record() returns trigger language plpgsql as $$
+      begin perform pg_sleep(30); return new; end $$;
+      create trigger slow_record before insert on skillport_records for each row execute function slow_record();`);
+    try {
+      const answers = {
+        "a prompt": await request({ id: "p-1", method: "prompts/get", params: { name: "alpha" } }),
+        "a call carrying _meta": await request({ id: "m-1", method: "tools/call", params: { name: "skill", arguments: { name: "alpha" }, _meta: { progressToken: 1 } } }),
+        "a plain call": await request({ id: "c-1", method: "tools/call", params: { name: "skill", arguments: { name: "beta" } } }),
+      };
+      for (const [what, answer] of Object.entries(answers)) {
+        assert.equal(answer.status, 503, `${what}: ${answer.body}`);
+        assert.equal(answer.headers["retry-after"], "1", what);
+        const error = (JSON.parse(answer.body) as { id: unknown; error: { code: number; message: string } }).error;
+        assert.equal(error.code, -32003, what);
+        assert.match(error.message, /^Session store unavailable: it did not answer in time; retry in 1 s \(correlation id [0-9a-f]{12}\)$/, what);
+        assert.doesNotMatch(answer.body, /pg_sleep|slow_record|skillport_records|canceling/, what);
+      }
+    } finally {
+      await sql.unsafe("drop trigger slow_record on skillport_records");
+    }
+    // Nothing was stored behind the client's back: the call that got 503 loads its skill fresh now.
+    const again = await request({ id: "m-2", method: "tools/call", params: { name: "skill", arguments: { name: "alpha" }, _meta: { progressToken: 2 } } });
+    assert.equal(again.status, 200, again.body);
+    assert.equal(statusOf(again), "loaded");
+  });
 });
