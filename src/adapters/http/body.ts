@@ -1,6 +1,6 @@
 /**
- * What both HTTP servers (one process, and replicas on a store) do with a request body and an
- * error answer, written once so the two answer bad input alike.
+ * What the HTTP server (sessions in one process or in a store alike) does with a request body and an
+ * error answer, written once so every request meets the same rules.
  */
 import type http from "node:http";
 

@@ -1,6 +1,6 @@
 /**
  * The response header that says which skills a replica serves (its registry digest, see
- * `runtime.registryDigest()`), on every response of both HTTP servers: behind a load balancer,
+ * `runtime.registryDigest()`), on every response of the HTTP server: behind a load balancer,
  * a client or an operator with `curl -i` sees which tree answered without asking the replica.
  */
 import type http from "node:http";

@@ -59,7 +59,7 @@ export interface StatelessLimits {
 }
 
 /**
- * Answers one stateless request over HTTP, for both HTTP servers. A request the SDK would not read
+ * Answers one stateless request over HTTP, whichever way sessions are kept. A request the SDK would not read
  * as a JSON-RPC request (an id that is not a string or an integer, `params` that are not an
  * object) is refused at once: handed to the SDK it was dropped as an unknown message and its
  * client waited forever, holding the connection built for it. Each request holds a connection
