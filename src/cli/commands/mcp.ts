@@ -76,7 +76,7 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
         nonNegativeInteger,
       )
       .option("--drain-timeout <seconds>", `with --http, how long SIGTERM waits for requests in flight before exiting (default: ${DEFAULT_DRAIN_TIMEOUT_MS / 1000})`, nonNegativeInteger)
-      .option("--metrics", "with --http --store, serve GET /metrics in the Prometheus text format")
+      .option("--metrics", "with --http, serve GET /metrics in the Prometheus text format")
       .option("--max-sessions <n>", "with --http, live sessions at most; beyond it initialize gets 503 with Retry-After (default: sized for this machine)", positiveInteger)
       .option("--watch", "rescan when skill files change and tell clients the tools, resources and prompts changed")
       .option("--authoring <dir>", "offer the `skill_manage` tool, writing skills into this folder (created if missing; private to --agent when given)")
@@ -97,11 +97,11 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   for (const [given, flag] of [
     [options.storeTimeout, "--store-timeout"],
     [options.sessionTtl, "--session-ttl"],
-    [options.metrics, "--metrics"],
   ] as const) {
     if (given !== undefined && options.store === undefined) throw new CliError(`${flag} only applies with --http PORT --store URL`, EXIT_USAGE);
   }
   if (options.drainTimeout !== undefined && options.http === undefined) throw new CliError("--drain-timeout only applies with --http PORT", EXIT_USAGE);
+  if (options.metrics !== undefined && options.http === undefined) throw new CliError("--metrics only applies with --http PORT", EXIT_USAGE);
   if (options.store !== undefined && !isDatabaseUrl(options.store)) {
     throw new CliError(`--store takes a postgres:// URL; got ${JSON.stringify(options.store.split("@").at(-1))}`, EXIT_USAGE);
   }
@@ -157,22 +157,22 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
         ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
       };
       let http: { url: string; port: number; notifyToolsChanged(): Promise<void>; close(): Promise<void> };
+      let sessionsOpen = (): number => 0;
+      let streamsOpen = (): number => 0;
+      if (options.metrics) {
+        // prom-client loads only here: a server without --metrics never reads it.
+        const { createServerMetrics } = await import("../../adapters/http/metrics.js");
+        metrics = await createServerMetrics({
+          store: store && "observe" in store ? (store as import("../../session/store-postgres.js").PostgresStore) : null,
+          sessionsOpen: () => sessionsOpen(),
+          streamsOpen: () => streamsOpen(),
+          registrySkills: () => runtime.snapshot().skills.length,
+          // Counted as doctor shows them: loading only marks the files the reference may refuse.
+          diagnostics: () => withReferenceChecks(runtime.snapshot().diagnostics).length,
+        });
+      }
       if (store) {
         const { serveMcpHttpReplicated } = await import("../../adapters/http/stored-sessions.js");
-        let sessionsOpen = (): number => 0;
-        let streamsOpen = (): number => 0;
-        if (options.metrics) {
-          // prom-client loads only here: a server without --metrics never reads it.
-          const { createServerMetrics } = await import("../../adapters/http/metrics.js");
-          metrics = await createServerMetrics({
-            store: "observe" in store ? (store as import("../../session/store-postgres.js").PostgresStore) : null,
-            sessionsOpen: () => sessionsOpen(),
-            streamsOpen: () => streamsOpen(),
-            registrySkills: () => runtime.snapshot().skills.length,
-            // Counted as doctor shows them: loading only marks the files the reference may refuse.
-            diagnostics: () => withReferenceChecks(runtime.snapshot().diagnostics).length,
-          });
-        }
         const replicated = await serveMcpHttpReplicated(runtime, serverOptions, {
           ...listen,
           // A watching server's skills change under it by design; its sessions follow them.
@@ -193,7 +193,9 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
       } else {
         // The MCP SDK loads only for this command; every other command starts without it.
         const { serveMcpHttp } = await import("../../adapters/http/live-sessions.js");
-        http = await serveMcpHttp(runtime, serverOptions, listen);
+        const live = await serveMcpHttp(runtime, serverOptions, { ...listen, ...(metrics ? { metrics } : {}) });
+        sessionsOpen = () => live.connections.size;
+        http = live;
       }
       // Before the line a supervisor or a test waits for: a SIGTERM sent the moment it appears
       // must find the drain handler, not the default action that kills the process outright.
