@@ -54,6 +54,7 @@ export interface CheckedOptions {
   env?: unknown;
   bundle?: unknown;
   store?: unknown;
+  parseCache?: unknown;
 }
 
 /**
@@ -73,6 +74,12 @@ export function checkRuntimeOptions(options: CheckedOptions): void {
     for (const [name, value] of Object.entries(options.env)) {
       // An unset variable is simply absent, as in `process.env`; anything else must be text.
       if (value !== undefined && typeof value !== "string") throw new TypeError(`${child("env", name)} must be a string`);
+    }
+  }
+  if (options.parseCache !== undefined && typeof options.parseCache !== "boolean") {
+    const cache = options.parseCache;
+    if (!isRecord(cache) || Object.keys(cache).some((key) => key !== "dir") || (cache.dir !== undefined && (typeof cache.dir !== "string" || cache.dir === ""))) {
+      throw new TypeError("parseCache must be true, false or { dir } with dir a directory path");
     }
   }
   if (options.bundle !== undefined && (typeof options.bundle !== "string" || options.bundle === "")) throw new TypeError("bundle must be the path of a bundle directory");

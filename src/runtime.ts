@@ -11,6 +11,7 @@ import type { AgentPolicy, ProjectPolicy, Scope } from "./access/types.js";
 import { checkRuntimeOptions } from "./option-rules.js";
 import type { Diagnostic } from "./package/diagnostic.js";
 import { withoutReferenceMarks, withReferenceChecks } from "./package/reference-check.js";
+import { defaultParseCacheDir } from "./registry/parse-cache.js";
 import { createRegistry, type RefreshOutcome, type RegistryStats } from "./registry/registry.js";
 import { defaultSources, sourceRootAllowed } from "./registry/sources.js";
 import type { RegistrySnapshot, SkillSource } from "./registry/types.js";
@@ -47,6 +48,13 @@ export interface SkillRuntimeOptions {
    * `skills/` tree is the one source, origin `global`. Not together with `sources`.
    */
   bundle?: string;
+  /**
+   * Keep what loading each SKILL.md gave on disk, so the next process re-parses only files that
+   * changed (stamped by size, mtime, ctime, inode and device): `true` for
+   * `$XDG_CACHE_HOME/skillport` (or `~/.cache/skillport`), or `{ dir }`. Default off for the
+   * library; the CLI turns it on. Only the first scan uses it. See docs/SECURITY.md.
+   */
+  parseCache?: boolean | { dir?: string };
 }
 
 export interface DiagnosticsOptions {
@@ -131,7 +139,8 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
   // Modules only some runtimes use are imported by those alone (a `list` in a fresh process
   // paid for every one of them), the watcher's while the first scan runs.
   const watchModule = options.watch ? import("./registry/watch.js") : null;
-  const registry = createRegistry(sources, { env: () => fixedEnv ?? process.env });
+  const parseCache = options.parseCache === true || (typeof options.parseCache === "object" && options.parseCache !== null) ? { dir: parseCacheDir(options.parseCache, cwd) } : null;
+  const registry = createRegistry(sources, { env: () => fixedEnv ?? process.env, ...(parseCache ? { parseCache } : {}) });
   const policies = { agents: options.agents ?? {}, projects };
   const resolve = createScopeResolver(() => registry.snapshot(), policies, () => registry.requirementsGeneration());
   await registry.refresh();
@@ -216,6 +225,11 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
 }
 
 /** A project source without its own label shows under the label its project policy gives. */
+/** Where `parseCache` keeps its files: the directory given (resolved against `cwd`), or the user's cache directory. */
+function parseCacheDir(option: true | { dir?: string }, cwd: string): string {
+  return option === true || option.dir === undefined ? defaultParseCacheDir() : path.resolve(cwd, option.dir);
+}
+
 function withProjectLabel(source: SkillSource, projects: Record<string, ProjectPolicy>): SkillSource {
   if (source.label !== undefined || source.origin !== "project" || source.projectId === undefined) return source;
   const label = Object.hasOwn(projects, source.projectId) ? projects[source.projectId]?.label : undefined;

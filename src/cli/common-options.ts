@@ -8,6 +8,8 @@ export interface CommonOptions {
   agent?: string;
   project?: string;
   json?: boolean;
+  /** false with `--no-parse-cache`. */
+  parseCache?: boolean;
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -23,7 +25,8 @@ export function addCommonOptions(command: Command, { json = true }: { json?: boo
     .option("--bundle <dir>", "serve a bundle written by `skillport bundle` (verified first); replaces every other source")
     .option("--config <file>", "config file with sources, agents and projects (default: ./skillport.config.json when present)")
     .option("--agent <id>", "resolve skills as this agent sees them")
-    .option("--project <id>", "resolve skills inside this project context");
+    .option("--project <id>", "resolve skills inside this project context")
+    .option("--no-parse-cache", "parse every SKILL.md, neither reading nor writing the parse cache (also SKILLPORT_PARSE_CACHE=0)");
   if (json) command.option("--json", "print machine-readable JSON on stdout");
   return command;
 }

@@ -89,10 +89,22 @@ export async function openRuntime(
       projects: config?.projects ?? {},
       watch,
       cwd,
+      parseCache: parseCacheWanted(options),
       ...(store ? { store } : {}),
     }),
   );
   return { runtime, scope, config, cwd, sources };
+}
+
+/**
+ * The CLI keeps the parse cache unless told not to: every `list` and every MCP server an agent
+ * session starts is a fresh process over the same tree. `--no-parse-cache` or
+ * `SKILLPORT_PARSE_CACHE=0` (also `false`, `off`, `no`) turn it off.
+ */
+function parseCacheWanted(options: CommonOptions): boolean {
+  if (options.parseCache === false) return false;
+  const env = process.env.SKILLPORT_PARSE_CACHE?.trim().toLowerCase();
+  return !(env === "0" || env === "false" || env === "off" || env === "no");
 }
 
 /**
@@ -134,7 +146,7 @@ async function openBundleRuntime(
     runtime = await withProgress(
       out,
       "Checking the bundle",
-      createSkillRuntime({ bundle: dir, agents: config?.agents ?? {}, projects: config?.projects ?? {}, watch, cwd, ...(store ? { store } : {}) }),
+      createSkillRuntime({ bundle: dir, agents: config?.agents ?? {}, projects: config?.projects ?? {}, watch, cwd, parseCache: parseCacheWanted(options), ...(store ? { store } : {}) }),
     );
   } catch (error) {
     if (error instanceof BundleCheckError) throw new CliError(error.message, EXIT_FAILURE_FOUND);

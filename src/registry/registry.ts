@@ -8,6 +8,7 @@
  * decides when scans run, and the change listeners are kept here.
  */
 import type { Diagnostic } from "../package/diagnostic.js";
+import { ParseCaches, type ParseCacheOptions } from "./parse-cache.js";
 import { createRefreshSchedule } from "./refresh-schedule.js";
 import { createScanner, type RefreshOutcome, type RegistryStats, type SourceChanges } from "./scan.js";
 import { SCAN_WORKERS } from "./walk-sources.js";
@@ -21,6 +22,8 @@ export interface RegistryOptions {
   env?: () => Record<string, string | undefined>;
   /** Parse workers a large scan may take on; default what pays on this machine (`scanWorkersFor`). */
   parseWorkers?: number;
+  /** Keep what the first scan parses in this directory, and take unchanged files from it (`parse-cache.ts`); default off. */
+  parseCache?: ParseCacheOptions;
 }
 
 export interface SkillRegistry {
@@ -50,13 +53,20 @@ export interface SkillRegistry {
 
 export function createRegistry(sources: readonly SkillSource[], options: RegistryOptions = {}): SkillRegistry {
   const listeners = new Set<(snapshot: RegistrySnapshot) => void>();
+  const parseCaches = options.parseCache ? new ParseCaches(options.parseCache) : null;
   const scanner = createScanner(sources, {
+    parseCaches,
     readEnv: options.env ?? (() => process.env),
     parseWorkers: options.parseWorkers ?? SCAN_WORKERS,
     closed: () => schedule.closed(),
     swapped: notify,
   });
-  const schedule = createRefreshSchedule((changes) => scanner.scan(changes), scanner.snapshot);
+  const schedule = createRefreshSchedule(async (changes) => {
+    const outcome = await scanner.scan(changes);
+    // The first scan that completes writes the parse cache; later ones leave it alone.
+    parseCaches?.finishScan();
+    return outcome;
+  }, scanner.snapshot);
 
   function notify(snapshot: RegistrySnapshot): void {
     for (const listener of [...listeners]) {
@@ -86,6 +96,7 @@ export function createRegistry(sources: readonly SkillSource[], options: Registr
       const settled = schedule.close();
       listeners.clear();
       await settled;
+      await parseCaches?.settled();
     },
   };
 }

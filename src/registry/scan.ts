@@ -10,6 +10,7 @@ import * as path from "node:path";
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
 import type { FoundSkill } from "./discover.js";
 import { fileDiagnosticGroups } from "./diagnostic-groups.js";
+import type { ParseCaches } from "./parse-cache.js";
 import { isWithin, NO_REPORT, walkChanged, type WalkReport } from "./partial-walk.js";
 import { rankSkills } from "./precedence.js";
 import { candidatesOf, rankingAfter, type Ranking } from "./ranking-update.js";
@@ -53,6 +54,8 @@ export interface ScannerOptions {
   closed: () => boolean;
   /** Called after every swap, in the same turn, with the new snapshot. */
   swapped: (snapshot: RegistrySnapshot) => void;
+  /** The parse cache on disk, if the registry keeps one: whole walks of the first scan take it. */
+  parseCaches?: ParseCaches | null;
 }
 
 export interface Scanner {
@@ -67,7 +70,7 @@ export interface Scanner {
   requirementsGeneration(): number;
 }
 
-export function createScanner(sources: readonly SkillSource[], { readEnv, parseWorkers, closed, swapped }: ScannerOptions): Scanner {
+export function createScanner(sources: readonly SkillSource[], { readEnv, parseWorkers, closed, swapped, parseCaches = null }: ScannerOptions): Scanner {
   let current = EMPTY_SNAPSHOT;
   const cache: SkillFileCache = new Map();
   /** Each source's last discovery, kept for sources that later fail to read and for partial rescans. */
@@ -134,12 +137,14 @@ export function createScanner(sources: readonly SkillSource[], { readEnv, parseW
             },
       previous: subtree === undefined ? (lastFound.get(index) ?? []) : (inside ?? (lastFound.get(index) ?? []).filter((found) => isWithin(found.dir, subtree))),
       stampOf: (found) => unchangedStamp(cache, found.skillFile),
-      onLoad: (found, loaded) => {
+      onLoad: (found, loaded, cached) => {
         // Registered now, while other walks still run, so the end of the scan has less to do.
         const entry = adopt(cache, found, loaded, scanNumber);
         if (entry.skill) recordOf(entry, sources[index]!, index);
-        counted();
+        // A file the parse cache held cost a stat, not a parse: workers would not pay for it.
+        if (!cached) counted();
       },
+      ...(subtree === undefined && parseCaches ? { cache: parseCaches.forSource(sources[index]!.path) } : {}),
     });
     // A partial rescan walks only what changed: a source named with directories has just those
     // subtrees walked again, one not named is taken as it was, and the rest walk whole.

@@ -9,6 +9,7 @@
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
 import type { FileStamp } from "../package/types.js";
 import type { FoundSkill, SourceDiscovery, WalkOptions, WalkProblems } from "./discover.js";
+import type { SourceParseCache } from "./parse-cache.js";
 import type { FoundWire, KnownSkills, WorkerJob } from "./parse-protocol.js";
 import { runInWorker, withdraw } from "./parse-pool.js";
 import { frozenLoad, fromWire, type LoadedSkill } from "./skill-wire.js";
@@ -17,7 +18,7 @@ import { walkSource, type WalkSink } from "./walk-job.js";
 
 export interface SourceWalk {
   discovery: SourceDiscovery;
-  /** How many SKILL.md files the walk read (new and changed ones). */
+  /** How many SKILL.md files the walk read (new and changed ones; not those the parse cache held). */
   reads: number;
 }
 
@@ -30,8 +31,13 @@ export interface WalkInput {
   previous: readonly FoundSkill[];
   /** The stamp the registry's copy of each file was read at, if it holds one. */
   stampOf: (found: FoundSkill) => FileStamp | undefined;
-  /** Each file read, in walk order: the directory as found, with the stamp its SKILL.md was read at, and what it loaded to. */
-  onLoad: (found: FoundSkill, loaded: LoadedSkill) => void;
+  /**
+   * Each file read, in walk order: the directory as found, with the stamp its SKILL.md was read at,
+   * and what it loaded to. `cached`: taken from the parse cache, not read.
+   */
+  onLoad: (found: FoundSkill, loaded: LoadedSkill, cached: boolean) => void;
+  /** The source's parse cache; only a walk on this thread uses it (a worker's walk reads every file). */
+  cache?: SourceParseCache;
 }
 
 /** The one warning a scan gives when worker threads failed it and the main thread did their work. */
@@ -46,10 +52,13 @@ export async function walkHere(input: WalkInput, slicer: TimeSlicer): Promise<So
   const sink: WalkSink = {
     known: (index) => collector.add(index),
     loaded: (result, found) => collector.addLoaded(found, frozenLoad(result)),
+    cached: (loaded, found) => collector.addLoaded(found, loaded, true),
   };
   const known = knownSkills(input);
   known.files = input.previous.map((found) => found.skillFile);
-  const problems = await walkSource(input.source, known, sink, slicer, input.options);
+  const problems = await walkSource(input.source, known, sink, slicer, input.options, input.cache);
+  // Walked whole here: the cache now knows every skill of the source, and may be saved.
+  if (input.cache) input.cache.walked = !problems.failed;
   return collector.finish(problems);
 }
 
@@ -171,13 +180,13 @@ class Collector {
     this.addLoaded({ dir: entry.dir, skillFile: entry.skillFile, stamp: { size: entry.size, mtimeMs: entry.mtimeMs, ino: entry.ino } }, loaded);
   }
 
-  addLoaded(found: FoundSkill, loaded: LoadedSkill): void {
+  addLoaded(found: FoundSkill, loaded: LoadedSkill, cached = false): void {
     // A loaded skill's stamp is the one it was read at: share it rather than keep a copy.
     const stamp = loaded.skill?.stamp;
     const skill: FoundSkill = stamp && stamp !== found.stamp ? { dir: found.dir, skillFile: found.skillFile, stamp } : found;
     this.found.push(skill);
-    this.reads += 1;
-    this.input.onLoad(skill, loaded);
+    if (!cached) this.reads += 1;
+    this.input.onLoad(skill, loaded, cached);
   }
 
   finish(problems: WalkProblems): SourceWalk {

@@ -10,8 +10,9 @@ import * as path from "node:path";
 import { loadSkillSyncMarked } from "../package/load.js";
 import type { FileStamp, LoadResult } from "../package/types.js";
 import { DEFAULT_WALK_OPTIONS, discoverSource, statSkillFile, type FoundSkill, type SkillProbe, type WalkOptions, type WalkProblems } from "./discover.js";
+import type { SourceParseCache } from "./parse-cache.js";
 import type { FoundWire, KnownSkills } from "./parse-protocol.js";
-import { toPlacedWire } from "./skill-wire.js";
+import { toPlacedWire, type LoadedSkill } from "./skill-wire.js";
 import { TimeSlicer } from "./time-slice.js";
 
 /** A worker has no event loop to keep free, so its walk never yields. */
@@ -23,6 +24,8 @@ export interface WalkSink {
   known(index: number): void;
   /** A new or changed directory, with what loading it gave. */
   loaded(result: LoadResult, found: FoundSkill): void;
+  /** A new directory whose SKILL.md the parse cache holds at its current stamps (only walks given a cache). */
+  cached?(loaded: LoadedSkill, found: FoundSkill): void;
 }
 
 /** The sink a worker uses: every directory as a compact record, ready to post. */
@@ -37,12 +40,23 @@ export async function walkSource(
   sink: WalkSink,
   slicer: TimeSlicer = NEVER_YIELD,
   options: WalkOptions = DEFAULT_WALK_OPTIONS,
+  /** The source's parse cache (a first scan on the registry's thread): consulted before a read, filled after one. */
+  cache?: SourceParseCache,
 ): Promise<WalkProblems> {
   const knownIndex = new Map<string, number>();
   for (let i = 0; i < known.dirs.length; i++) knownIndex.set(known.dirs[i]!, i);
 
   const load = (dir: string, problems: WalkProblems, statted: FoundSkill | null): FoundSkill | null => {
+    if (cache !== undefined) {
+      const hit = cache.take(dir);
+      if (hit !== null) {
+        sink.cached!(hit.loaded, hit.found);
+        return hit.found;
+      }
+    }
     const result = loadSkillSyncMarked(dir);
+    // Before the sink, which freezes parts of the result in place.
+    if (cache !== undefined) cache.keep(result);
     let found: FoundSkill | null;
     if (result.skill) {
       found = { dir, skillFile: result.skill.skillFile, stamp: result.skill.stamp };

@@ -30,11 +30,12 @@ export interface CliRunOptions {
 const DEFAULT_BOUND_MS = 180_000;
 
 /**
- * HOME and XDG_STATE_HOME inside `home`: the CLI keeps session logs under the state directory, and
- * a test must never write to the real one, whatever the runner's own environment says.
+ * HOME, XDG_STATE_HOME and XDG_CACHE_HOME inside `home`: the CLI keeps session logs under the
+ * state directory and its parse cache under the cache directory, and a test must never write to
+ * the real ones, whatever the runner's own environment says.
  */
-export function homeEnv(home: string): { HOME: string; XDG_STATE_HOME: string } {
-  return { HOME: home, XDG_STATE_HOME: path.join(home, ".local", "state") };
+export function homeEnv(home: string): { HOME: string; XDG_STATE_HOME: string; XDG_CACHE_HOME: string } {
+  return { HOME: home, XDG_STATE_HOME: path.join(home, ".local", "state"), XDG_CACHE_HOME: path.join(home, ".cache") };
 }
 
 /** A fresh working directory with an empty HOME inside it. */
