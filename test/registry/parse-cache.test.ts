@@ -135,12 +135,16 @@ const LABELS = [
   "off-flag",
   "library",
   "future-mtime",
+  "not-json",
 ];
 
 describe("parse cache", { timeout: 600_000 }, () => {
   before(async () => {
     base = realTempDir("skillport-parse-cache");
     for (const label of LABELS) makeCase(label);
+    const odd = path.join(caseOf("not-json").root, "delta");
+    fs.mkdirSync(odd);
+    fs.writeFileSync(path.join(odd, "SKILL.md"), "---\nname: delta\ndescription: Numbers JSON cannot write.\nmetadata:\n  ratio: .inf\n  offset: -0.0\n---\n\n# delta\n");
     // Every tree settles at once: the cache only keeps files whose ctime is 2 s old.
     await delay(SETTLE_MS + 200);
   });
@@ -357,5 +361,21 @@ describe("parse cache", { timeout: 600_000 }, () => {
     assert.equal(warm.stats().reads, 0, "every skill came from the cache");
     assert.deepEqual(warm.snapshot().skills, cold.snapshot().skills);
     await assert.rejects(createSkillRuntime({ sources: [], parseCache: { dir: 5 } as never }), TypeError);
+  });
+
+  test("a record JSON would change (metadata .inf, -0) is not cached, and loads the same each time", { timeout: 120_000 }, async () => {
+    const c = caseOf("not-json");
+    const dir = path.join(c.xdg, "skillport");
+    const sources = [{ path: c.root, origin: "global" as const }];
+    const cold = await createSkillRuntime({ sources, parseCache: { dir } });
+    await cold.close();
+    const warm = await createSkillRuntime({ sources, parseCache: { dir } });
+    await warm.close();
+    const metadataOf = (runtime: typeof cold) => runtime.snapshot().skills.find((s) => s.name === "delta")!.manifest.metadata;
+    assert.equal(metadataOf(cold).ratio, Number.POSITIVE_INFINITY);
+    assert.ok(Object.is(metadataOf(cold).offset, -0));
+    assert.equal(metadataOf(warm).ratio, Number.POSITIVE_INFINITY);
+    assert.ok(Object.is(metadataOf(warm).offset, -0));
+    assert.equal(warm.stats().reads, 1, "only delta was parsed again");
   });
 });
