@@ -326,6 +326,9 @@ describe("parse cache", { timeout: 600_000 }, () => {
   test("a file changed within the last 2 s is not cached, so a rewrite in the same clock tick cannot be missed", { timeout: 120_000 }, async (t) => {
     const c = makeCase("fresh");
     const dir = path.join(c.xdg, "skillport");
+    // Modification times set an hour back: only the ctime (which that sets to now) is fresh.
+    const past = new Date(Date.now() - 3_600_000);
+    for (const name of ["alpha", "beta", "gamma"]) fs.utimesSync(path.join(c.root, name, "SKILL.md"), past, past);
     // In this process, so the load follows the write by milliseconds rather than a process start.
     const written = Date.now();
     const runtime = await createSkillRuntime({ sources: [{ path: c.root, origin: "global" }], parseCache: { dir } });
