@@ -60,7 +60,7 @@ function timedSpawn(args: string[], cwd: string, cache: CacheEnv = CACHE_OFF): n
   return out.count > 0 ? ms : Number.NaN;
 }
 
-async function mcpStart(command: string[], cwd: string, cache: CacheEnv = CACHE_OFF): Promise<{ startMs: number; warmMs: number }> {
+export async function mcpStart(command: string[], cwd: string, cache: CacheEnv = CACHE_OFF): Promise<{ startMs: number; warmMs: number }> {
   const start = performance.now();
   const transport = new StdioClientTransport({ command: process.execPath, args: command, cwd, env: { ...process.env, HOME: cwd, ...cache } as Record<string, string>, stderr: "ignore" });
   const client = new Client({ name: "skillport-bench", version: "1.0.0" });

@@ -5,7 +5,7 @@
  */
 import type { LoaderOutcome } from "./loader-child.js";
 import type { FreshProcessOutcome, PairedSample } from "./fresh-process.js";
-import type { TreeShape } from "./generate-tree.js";
+import type { BenchShape } from "./bench-tree.js";
 import { mcpHttpCostTargetRows, renderMcpHttpCostSection, type McpHttpCostOutcome } from "./mcp-http-cost.js";
 import type { McpRoundTrips } from "./mcp-roundtrip.js";
 import { summarise, type Summary } from "./measure.js";
@@ -14,7 +14,7 @@ import type { OperationId, OperationsOutcome } from "./skillport-ops.js";
 export interface SizeResult {
   count: number;
   /** Absent in older results: the simple tree. */
-  shape?: TreeShape;
+  shape?: BenchShape;
   shapeShares?: Record<string, number> | null;
   fresh?: FreshProcessOutcome | { error: string };
   /** Lines from further bench modules (run.ts `EXTRA_MODULES`). */
@@ -50,7 +50,7 @@ export interface BenchRun {
 
 const MB = 1024 * 1024;
 
-function ms(value: number): string {
+export function ms(value: number): string {
   if (!Number.isFinite(value)) return "—";
   if (value < 1) return value.toFixed(3);
   if (value < 10) return value.toFixed(2);
@@ -58,7 +58,7 @@ function ms(value: number): string {
   return value.toFixed(0);
 }
 
-function thousands(n: number): string {
+export function thousands(n: number): string {
   return n.toLocaleString("en-US");
 }
 
@@ -147,9 +147,10 @@ function freshOf(result: SizeResult): FreshProcessOutcome | null {
   return result.fresh && !("error" in result.fresh) ? result.fresh : null;
 }
 
-const SHAPE_TITLES: Record<TreeShape, string> = {
+const SHAPE_TITLES: Record<BenchShape, string> = {
   simple: "simple generated tree",
   real: "real-shaped tree",
+  corpus: "corpus of real skills (`--corpus`)",
 };
 
 /** A peer's id, with how many descriptions it got right when that is not all of them. */
@@ -509,6 +510,7 @@ export function renderReport(run: BenchRun): string {
     "- `skills-ref` (npm) has no discovery function: the benchmark lists each group and calls its `readProperties` on each skill, 64 at a time.",
     "- `deepagents`: `listSkills({ userSkillsDir })` per group.",
     "- `@google/adk`: `loadAllSkillsInDir(group)` per group, with `setLogger(null)` (its default logger prints a warning for every skill without `assets/`). It also reads every resource file eagerly, which is part of what it does.",
+    "- `@openai/codex`: its native `codex app-server` is spawned with a temporary `CODEX_HOME` and a dummy API key (offline, no login) and asked `skills/list` over stdio, once with each group as an extra root (`skills/extraRoots/set`) and once with one user root (`$CODEX_HOME/skills`, a link per group), where Codex stops after 2,000 directories per root; see its own section.",
     "- `@mastra/core`: `new Workspace({ skillSource: new LocalSkillSource(…), skills: groups }).skills.list()`. Every 1.x release declares `engines.node >= 22.13`; the workspace skills module loads and runs on Node 20 regardless (npm warns on install), so it is measured.",
     "",
     run.peersProblem ? `**The peers could not be measured in this run:** ${run.peersProblem}` : "",
@@ -524,13 +526,15 @@ export function renderReport(run: BenchRun): string {
     "npm run bench -- --sizes 100,1000 --shapes real     # the real-shaped tree only",
     "npm run bench -- --no-peers                     # skillport and the floors only",
     "npm run bench -- --sizes 3000 --only loaders,fresh --no-write   # some parts only",
+    "npm run bench -- --corpus ~/skill-repos --only loaders --no-write   # real skills: one source folder per repository",
     "```",
     "",
     "Options: `--sizes a,b,c`, `--shapes simple,real`, `--runs N` (timed loads per loader process, fewer for a loader whose",
     "first load shows they would take over ~6 s), `--fresh-runs N` (spawns per fresh-process row), `--processes N` (loader",
     "processes pooled for trees under 10,000 skills), `--samples N` (timed calls per tool-call",
     "row), `--no-peers`, `--no-write` (print the tables, leave this file alone), `--only a,b` (run only these parts:",
-    "loaders, ops, watch, mcp, fresh, http, store). Raw",
+    "loaders, ops, watch, mcp, fresh, codex, http, store, session-memory), `--corpus DIR` (a tree of real skills instead of the",
+    "generated ones: DIR holds source folders, or skill folders; it is copied and never written to; the peers run on it too). Raw",
     "numbers of the last run are kept in `bench/results/latest.json` (not committed).",
     "",
   ]

@@ -6,7 +6,10 @@
  * calls, catalog and MCP round trips; prints the Markdown report and writes it to
  * docs/BENCHMARKS.md.
  *
- *   npm run bench -- [--sizes 1000,10000] [--shapes simple,real] [--runs 11] [--processes 2] [--samples 100] [--fresh-runs 5] [--no-peers] [--no-write] [--only loaders,fresh,…]
+ *   npm run bench -- [--sizes 1000,10000] [--shapes simple,real] [--runs 11] [--processes 2] [--samples 100] [--fresh-runs 5] [--no-peers] [--no-write] [--only loaders,fresh,…] [--corpus DIR]
+ *
+ * `--corpus DIR` benches a tree of real skills instead of the generated ones: DIR holds source
+ * folders, or is one source (skill folders inside it); it is copied, never written to.
  */
 import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -14,7 +17,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
-import { createBenchTree, writeTreeManifest, type BenchTree } from "./bench-tree.js";
+import { createBenchTree, createCorpusTree, writeTreeManifest, type BenchTree } from "./bench-tree.js";
 import { measureFreshProcesses } from "./fresh-process.js";
 import type { TreeShape } from "./generate-tree.js";
 import type { LoaderOutcome } from "./loader-child.js";
@@ -24,11 +27,12 @@ import { renderReport, type BenchRun, type SizeResult } from "./report.js";
 import { measureWatch, renderWatchSection, type WatchOutcome } from "./watch.js";
 import { measureStore, renderStoreSection, type StoreBench } from "./store.js";
 import type { OperationsOutcome } from "./skillport-ops.js";
+import { measureSessionMemory, renderSessionMemorySection, type SessionMemoryOutcome } from "./session-memory-report.js";
 
 const BENCH = import.meta.dirname;
 const REPO = path.resolve(BENCH, "..");
 const PEERS_DIR = path.join(BENCH, "peers");
-const PEER_PACKAGES = ["openskills", "skills-ref", "deepagents", "@google/adk", "@mastra/core"];
+const PEER_PACKAGES = ["openskills", "skills-ref", "deepagents", "@google/adk", "@mastra/core", "@openai/codex"];
 const OWN_LOADER_IDS = ["floor", "parse-floor", "floor-js-yaml", "floor-yaml", "floor-own-yaml", "skillport"];
 const PEER_LOADER_IDS = ["openskills", "skills-ref", "deepagents", "adk", "mastra"];
 /** No single child may hold the run hostage: a loader slower than this is reported as failed. */
@@ -40,7 +44,7 @@ function log(line: string): void {
 }
 
 /** The parts of a run `--only` can pick; without it every part runs. */
-const PARTS = ["loaders", "ops", "watch", "mcp", "fresh", "http", "store"];
+const PARTS = ["loaders", "ops", "watch", "mcp", "fresh", "codex", "http", "store", "session-memory"];
 
 function runs(part: string, settings: { only: Set<string> | null }): boolean {
   return settings.only === null || settings.only.has(part);
@@ -58,6 +62,7 @@ function options() {
       "no-peers": { type: "boolean", default: false },
       "no-write": { type: "boolean", default: false },
       only: { type: "string", default: "" },
+      corpus: { type: "string" },
     },
   });
   const sizes = values.sizes.split(",").map((s) => Number(s.trim().replace(/_/g, "")));
@@ -76,13 +81,15 @@ function options() {
     !(freshRuns >= 1)
   ) {
     throw new Error(
-      "usage: run.ts [--sizes 1000,10000 (each ≥ 20)] [--shapes simple,real] [--runs N ≥ 1] [--processes N ≥ 1] [--samples N ≥ 1] [--fresh-runs N ≥ 1] [--no-peers] [--no-write]",
+      "usage: run.ts [--sizes 1000,10000 (each ≥ 20)] [--shapes simple,real] [--runs N ≥ 1] [--processes N ≥ 1] [--samples N ≥ 1] [--fresh-runs N ≥ 1] [--no-peers] [--no-write] [--only PARTS] [--corpus DIR]",
     );
   }
   const only = values.only === "" ? null : new Set(values.only.split(",").map((s) => s.trim()));
   const unknown = only ? [...only].filter((part) => !PARTS.includes(part)) : [];
   if (unknown.length > 0) throw new Error(`--only takes ${PARTS.join(", ")}; not ${unknown.join(", ")}`);
-  return { sizes, shapes, runs, processes, samples, freshRuns, peers: !values["no-peers"], write: !values["no-write"], only };
+  const corpus = values.corpus === undefined ? null : path.resolve(values.corpus);
+  if (corpus !== null && !fs.statSync(corpus, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--corpus ${values.corpus}: not a directory`);
+  return { sizes, shapes, runs, processes, samples, freshRuns, peers: !values["no-peers"], write: !values["no-write"], only, corpus };
 }
 
 /**
@@ -170,15 +177,31 @@ export interface BenchModule {
   measure(tree: BenchTree, settings: ReturnType<typeof options>): Promise<string[]>;
 }
 
-const EXTRA_MODULES: BenchModule[] = [];
+const EXTRA_MODULES: BenchModule[] = [
+  {
+    id: "codex",
+    title: "Codex app-server `skills/list`",
+    async measure(tree, settings) {
+      if (!settings.peers) return ["Not run (`--no-peers`)."];
+      const { measureCodexAppServer } = await import("./codex-app-server.js");
+      return measureCodexAppServer(tree, settings.freshRuns);
+    },
+  },
+];
 
 const watchOutcomes: WatchOutcome[] = [];
 
-async function measureSize(count: number, shape: TreeShape, settings: ReturnType<typeof options>, peersProblem: string | null): Promise<SizeResult> {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), `skillport-bench-${shape}-${count}-`));
+/** How a run gets its tree: generated at a size and shape, or copied from a corpus of real skills. */
+type TreeSpec = { count: number; shape: TreeShape } | { corpus: string };
+
+async function measureSize(spec: TreeSpec, settings: ReturnType<typeof options>, peersProblem: string | null): Promise<SizeResult> {
+  const label = "corpus" in spec ? "corpus" : `${spec.shape}-${spec.count}`;
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `skillport-bench-${label}-`));
   try {
-    log(`\n== ${count} ${shape} skills: generating the tree`);
-    const tree = createBenchTree(root, count, shape);
+    log("corpus" in spec ? `\n== corpus ${spec.corpus}: copying it` : `\n== ${spec.count} ${spec.shape} skills: generating the tree`);
+    const tree = "corpus" in spec ? createCorpusTree(root, spec.corpus) : createBenchTree(root, spec.count, spec.shape);
+    if ("corpus" in spec) log(`   ${tree.count} SKILL.md files in ${tree.groups.length} source(s)`);
+    const { count, shape } = tree;
     const manifest = writeTreeManifest(tree);
     const result: SizeResult = {
       count,
@@ -193,8 +216,8 @@ async function measureSize(count: number, shape: TreeShape, settings: ReturnType
       ops: {},
       mcp: { error: "not run" },
     };
-    // Peers on the simple tree only: they read both alike, and they are most of the run's time.
-    const loaderIds = !runs("loaders", settings) ? [] : [...OWN_LOADER_IDS, ...(settings.peers && !peersProblem && shape === "simple" ? PEER_LOADER_IDS : [])];
+    // Peers on the simple tree and on a corpus only: they read the generated shapes alike, and they are most of the run's time.
+    const loaderIds = !runs("loaders", settings) ? [] : [...OWN_LOADER_IDS, ...(settings.peers && !peersProblem && shape !== "real" ? PEER_LOADER_IDS : [])];
     const processes = processesFor(count, settings.processes);
     const outcomes = new Map<string, LoaderOutcome[]>(loaderIds.map((id) => [id, []]));
     const failed = new Map<string, string>();
@@ -246,6 +269,7 @@ async function measureSize(count: number, shape: TreeShape, settings: ReturnType
     }
 
     for (const module of EXTRA_MODULES) {
+      if (!runs(module.id, settings)) continue;
       log(`   ${module.id}`);
       try {
         result.extra!.push({ id: module.id, title: module.title, lines: await module.measure(tree, settings) });
@@ -279,7 +303,8 @@ async function main(): Promise<void> {
   if (peersProblem) log(`peers skipped: ${peersProblem}`);
 
   const results: SizeResult[] = [];
-  for (const shape of settings.shapes) for (const count of settings.sizes) results.push(await measureSize(count, shape, settings, peersProblem));
+  if (settings.corpus !== null) results.push(await measureSize({ corpus: settings.corpus }, settings, peersProblem));
+  else for (const shape of settings.shapes) for (const count of settings.sizes) results.push(await measureSize({ count, shape }, settings, peersProblem));
   const httpCost = runs("http", settings) ? await measureHttpCost() : { error: "not run (`--only`)" };
 
   // Not per tree size: what a replica pays for the session store does not depend on the skills.
@@ -290,6 +315,10 @@ async function main(): Promise<void> {
   } catch (error) {
     store = { error: (error as Error).message };
   }
+
+  log("\n== a library session's memory");
+  let sessionMemory: SessionMemoryOutcome = { error: "not run (`--only`)" };
+  if (runs("session-memory", settings)) sessionMemory = await measureSessionMemory(runChild);
 
   const cpus = os.cpus();
   const run: BenchRun = {
@@ -308,7 +337,7 @@ async function main(): Promise<void> {
     results,
     httpCost,
   };
-  const markdown = `${renderReport(run)}\n${renderWatchSection(watchOutcomes)}\n${renderStoreSection(store)}`;
+  const markdown = `${renderReport(run)}\n${renderWatchSection(watchOutcomes)}\n${renderStoreSection(store)}\n${renderSessionMemorySection(sessionMemory).join("\n")}`;
   process.stdout.write(`${markdown}\n`);
   fs.mkdirSync(path.join(BENCH, "results"), { recursive: true });
   fs.writeFileSync(path.join(BENCH, "results", "latest.json"), JSON.stringify(run, null, 2));
