@@ -57,50 +57,64 @@ export function createBenchTree(root: string, count: number, shape: TreeShape = 
   };
 }
 
-/** Deepest level below a source at which a SKILL.md is looked for (skillport's and Codex's bound). */
-const CORPUS_MAX_DEPTH = 6;
+/** Deepest level below the corpus at which a SKILL.md is looked for. */
+const CORPUS_MAX_DEPTH = 8;
+
+/** The frontmatter's name and description as js-yaml reads them, or null when it cannot. */
+function corpusFrontmatter(text: string): { name: string; description: string | null } | null {
+  const match = /^---\r?\n([\s\S]*?)\r?\n---\s*(?:\r?\n|$)/.exec(text);
+  try {
+    const data = match ? (jsYaml.load(match[1]!) as { name?: unknown; description?: unknown } | null) : null;
+    if (!data || typeof data.name !== "string") return null;
+    return { name: data.name, description: typeof data.description === "string" ? data.description : null };
+  } catch {
+    return null;
+  }
+}
+
+/** Every directory holding a SKILL.md below `dir`, in sorted path order (links not followed; `.git` and node_modules left out). */
+function corpusSkillDirs(dir: string, level = 0, found: string[] = []): string[] {
+  if (fs.existsSync(path.join(dir, "SKILL.md"))) found.push(dir);
+  if (level >= CORPUS_MAX_DEPTH) return found;
+  const entries = fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const entry of entries) {
+    if (entry.isDirectory() && entry.name !== ".git" && entry.name !== "node_modules") corpusSkillDirs(path.join(dir, entry.name), level + 1, found);
+  }
+  return found;
+}
 
 /**
- * A tree of real skills from `corpusDir`, copied under `root` (links kept as they are), so the
- * benchmark's edits and scratch files never touch the original. `corpusDir` holds source folders
- * (each a directory of skills, nested or not), or is itself one source: skill folders directly
- * inside it, or a SKILL.md of its own. Every SKILL.md down to six levels below a source counts
- * (links not followed, dot-folders and node_modules left out); the reference description of each
- * is what js-yaml reads from its frontmatter, and a file js-yaml refuses has none.
+ * A tree of real skills from `corpusDir` (say, a folder of cloned skill repositories), copied
+ * under `root` so the benchmark's edits never touch the original. Every SKILL.md down to eight
+ * levels counts, wherever it sits (`skills/`, `.claude/skills/`, a category folder); the groups
+ * (one source each) are the folders that directly hold skills not inside another skill, as a
+ * user would point an agent at them, so loaders that look one level down find them too, and
+ * skills nested inside a skill are left to the loaders that look there. Names are unique in the
+ * copy: a skill whose name (its folder's, when js-yaml cannot read its frontmatter) came earlier
+ * in path order is removed from it, so every loader is asked for the same skills and each
+ * description has one right answer: what js-yaml reads (none when it cannot read the file).
  */
 export function createCorpusTree(root: string, corpusDir: string): BenchTree {
   const copy = path.join(root, "corpus");
   fs.cpSync(corpusDir, copy, { recursive: true, verbatimSymlinks: true });
-  const children = fs
-    .readdirSync(copy, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && !entry.name.startsWith("."))
-    .map((entry) => path.join(copy, entry.name))
-    .sort();
-  const isOneSource = fs.existsSync(path.join(copy, "SKILL.md")) || children.some((dir) => fs.existsSync(path.join(dir, "SKILL.md")));
-  const groups = isOneSource ? [copy] : children;
-  const skillDirs: string[] = [];
-  const visit = (dir: string, level: number) => {
-    if (fs.existsSync(path.join(dir, "SKILL.md"))) skillDirs.push(dir);
-    if (level >= CORPUS_MAX_DEPTH) return;
-    const entries = fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of entries) {
-      if (entry.isDirectory() && !entry.name.startsWith(".") && entry.name !== "node_modules") visit(path.join(dir, entry.name), level + 1);
-    }
-  };
-  for (const group of groups) visit(group, 0);
+  const seen = new Set<string>();
+  for (const dir of corpusSkillDirs(copy)) {
+    if (!fs.existsSync(dir)) continue;
+    const name = corpusFrontmatter(fs.readFileSync(path.join(dir, "SKILL.md"), "utf8"))?.name ?? path.basename(dir);
+    if (seen.has(name)) fs.rmSync(dir, { recursive: true, force: true });
+    else seen.add(name);
+  }
+  const skillDirs = corpusSkillDirs(copy);
+  const isInsideSkill = (dir: string) => skillDirs.some((skill) => dir.startsWith(skill + path.sep));
+  const groups = [...new Set(skillDirs.filter((dir) => !isInsideSkill(dir)).map((dir) => path.dirname(dir)))].sort();
   const skillFiles = skillDirs.map((dir) => path.join(dir, "SKILL.md"));
   const reference: Record<string, string> = {};
   let skillFileBytes = 0;
   for (const file of skillFiles) {
     const text = fs.readFileSync(file, "utf8");
     skillFileBytes += Buffer.byteLength(text);
-    const match = /^---\r?\n([\s\S]*?)\r?\n---\s*(?:\r?\n|$)/.exec(text);
-    try {
-      const data = match ? (jsYaml.load(match[1]!) as { name?: unknown; description?: unknown } | null) : null;
-      if (data && typeof data.name === "string" && typeof data.description === "string") reference[data.name] = data.description;
-    } catch {
-      // js-yaml refuses it: no reference description, so no loader can be right or wrong about it.
-    }
+    const data = corpusFrontmatter(text);
+    if (data?.description != null) reference[data.name] = data.description;
   }
   const referenceFile = path.join(root, "reference.json");
   fs.writeFileSync(referenceFile, JSON.stringify(reference));

@@ -51,7 +51,15 @@ function yamlFloor(id: string, label: string, parse: (text: string) => unknown):
       return async (tree) => {
         const parsed: Array<{ name: string; description: string }> = [];
         for (const file of tree.skillFiles) {
-          const data = parse(frontmatterOf(fs.readFileSync(file, "utf8"))) as { name: string; description: string };
+          const text = fs.readFileSync(file, "utf8");
+          let data: { name: string; description: string };
+          try {
+            data = parse(frontmatterOf(text)) as { name: string; description: string };
+          } catch {
+            // A frontmatter the parser refuses (real corpora have some) is a skill it does not load.
+            continue;
+          }
+          if (data === null || typeof data !== "object") continue;
           parsed.push(data);
         }
         return { count: parsed.length, held: parsed, descriptions: () => parsed.map((d) => [d.name, d.description]) };
@@ -89,8 +97,16 @@ export const OWN_LOADERS: LoaderDefinition[] = [
           for (const entry of fs.readdirSync(group, { withFileTypes: true })) {
             if (!entry.isDirectory()) continue;
             const dir = `${group}/${entry.name}`;
-            fs.readdirSync(dir, { withFileTypes: true });
-            const data = jsYaml.load(frontmatterOf(fs.readFileSync(`${dir}/SKILL.md`, "utf8"))) as { name: string; description: string };
+            // A folder beside the skills that is not one (real corpora have them) is listed and left.
+            if (!fs.readdirSync(dir, { withFileTypes: true }).some((file) => file.name === "SKILL.md")) continue;
+            const text = fs.readFileSync(`${dir}/SKILL.md`, "utf8");
+            let data: { name: string; description: string };
+            try {
+              data = jsYaml.load(frontmatterOf(text)) as { name: string; description: string };
+            } catch {
+              continue;
+            }
+            if (data === null || typeof data !== "object") continue;
             parsed.push(data);
           }
         }

@@ -96,7 +96,9 @@ export const PEER_LOADERS: LoaderDefinition[] = [
       const ref = await importPeer<{ readProperties(dir: string): Promise<{ name: string; description: string }> }>("skills-ref");
       return async (tree: BenchTree) => {
         const dirs = tree.groups.flatMap(skillDirsOf);
-        return catalog(await mapLimit(dirs, 64, (dir) => ref.readProperties(dir)));
+        // A folder it refuses (no SKILL.md, a frontmatter it cannot read: real corpora have both) is a skill it does not load.
+        const read = await mapLimit(dirs, 64, (dir) => ref.readProperties(dir).catch(() => null));
+        return catalog(read.filter((skill): skill is { name: string; description: string } => skill !== null));
       };
     },
   },
