@@ -160,7 +160,8 @@ async function codexSpawn(binary: string, tree: BenchTree, layout: Layout, refer
     const project = path.join(scratch, "project");
     fs.mkdirSync(project, { recursive: true });
     fs.mkdirSync(path.join(codexHome, "skills"), { recursive: true });
-    if (layout === "one-root") for (const group of tree.groups) fs.symlinkSync(group, path.join(codexHome, "skills", path.basename(group)));
+    // Numbered, because groups of a corpus share folder names (`skills`, say).
+    if (layout === "one-root") tree.groups.forEach((group, i) => fs.symlinkSync(group, path.join(codexHome, "skills", `${i}-${path.basename(group)}`)));
     const list = { cwds: [project] };
     const start = performance.now();
     const server = new AppServer(binary, codexHome, project);
