@@ -8,9 +8,21 @@ import { readSkillBody } from "../../src/package/body.js";
 import { loadSkillSync } from "../../src/package/load.js";
 import { validateSkillSync } from "../../src/package/validate.js";
 import { readSkillFileSync } from "../../src/package/skill-file.js";
+import { splitFrontmatter } from "../../src/package/split.js";
 import { CORPUS, EXAMPLES, tempDir, writeSkill } from "../support/tmp.js";
 
 const root = tempDir();
+
+// The limits as SPEC §1 and docs/SECURITY.md state them, written out so a changed constant fails here.
+const MAX_SKILL_FILE_BYTES = 1024 * 1024;
+const MAX_FRONTMATTER_BYTES = 64 * 1024;
+const MAX_NAME_LENGTH = 64;
+const MAX_USABLE_NAME_LENGTH = 256;
+const MAX_DESCRIPTION_LENGTH = 1024;
+const MAX_COMPATIBILITY_LENGTH = 500;
+const MAX_YAML_DEPTH = 32;
+const MAX_YAML_ALIASES = 50;
+
 
 function rawSkill(dirName: string, content: string | Buffer): string {
   const dir = path.join(root, dirName);
@@ -118,6 +130,120 @@ test("a 2 MiB SKILL.md is refused without parsing", () => {
 test("a frontmatter over 64 KiB is refused", () => {
   const dir = rawSkill("big-fm", `---\nname: big-fm\ndescription: ${"d".repeat(70 * 1024)}\n---\n`);
   assert.deepEqual(codes(dir), ["error:frontmatter_too_large"]);
+});
+
+test("a SKILL.md of exactly 1 MiB loads; one byte more is refused", () => {
+  const head = "---\nname: mib-at\ndescription: d\n---\n";
+  const at = rawSkill("mib-at", head + "x".repeat(MAX_SKILL_FILE_BYTES - Buffer.byteLength(head)));
+  assert.equal(fs.statSync(path.join(at, "SKILL.md")).size, MAX_SKILL_FILE_BYTES);
+  assert.equal(loadSkillSync(at).skill?.name, "mib-at");
+  assert.deepEqual(codes(at), []);
+  const overHead = head.replace("mib-at", "mib-over");
+  const over = rawSkill("mib-over", overHead + "x".repeat(MAX_SKILL_FILE_BYTES + 1 - Buffer.byteLength(overHead)));
+  assert.deepEqual(codes(over), ["error:skill_file_too_large"]);
+  assert.match(loadSkillSync(over).diagnostics[0]!.message, /SKILL\.md is 1048577 bytes; the limit is 1048576/);
+});
+
+test("a SKILL.md that grew to exactly 1 MiB after its stat is read whole; grown one byte more, it is refused", (t) => {
+  const head = "---\nname: grown-mib\ndescription: d\n---\n";
+  const dir = rawSkill("grown-mib", head);
+  const file = path.join(dir, "SKILL.md");
+  const before = fs.statSync(file).size;
+  // Node's own fs module object, patched for this test only: the stat still answers the old size.
+  const realFstat = nodeFs.fstatSync;
+  (nodeFs as { fstatSync: unknown }).fstatSync = (fd: number) => Object.assign(realFstat(fd), { size: before });
+  syncBuiltinESMExports();
+  t.after(() => {
+    (nodeFs as { fstatSync: unknown }).fstatSync = realFstat;
+    syncBuiltinESMExports();
+  });
+  fs.appendFileSync(file, "x".repeat(MAX_SKILL_FILE_BYTES - before));
+  const atLimit = readSkillFileSync(file);
+  assert.ok(atLimit.ok, "a file of exactly 1 MiB is read");
+  assert.equal(Buffer.byteLength(atLimit.text), MAX_SKILL_FILE_BYTES);
+  fs.appendFileSync(file, "x");
+  const over = readSkillFileSync(file);
+  assert.ok(!over.ok);
+  assert.equal(over.code, "skill_file_too_large");
+});
+
+/** A SKILL.md whose frontmatter (as split, fences excluded) is exactly `bytes` UTF-8 bytes, padded with `pad`. */
+function frontmatterOfBytes(dirName: string, bytes: number, pad: string): string {
+  const frontmatterOf = (padding: string): string => `name: ${dirName}\ndescription: d\nlicense: ${padding}`;
+  const measure = (fm: string): number => {
+    const split = splitFrontmatter(`---\n${fm}\n---\nbody\n`);
+    assert.ok(split.ok);
+    return Buffer.byteLength(split.frontmatter, "utf8");
+  };
+  const base = measure(frontmatterOf(""));
+  const padBytes = Buffer.byteLength(pad);
+  const room = bytes - base;
+  const fm = frontmatterOf(pad.repeat(Math.floor(room / padBytes)) + "x".repeat(room % padBytes));
+  assert.equal(measure(fm), bytes);
+  return rawSkill(dirName, `---\n${fm}\n---\nbody\n`);
+}
+
+test("a frontmatter of exactly 64 KiB loads; one byte more is refused, counted in UTF-8 bytes", () => {
+  assert.equal(loadSkillSync(frontmatterOfBytes("fm-at", MAX_FRONTMATTER_BYTES, "l")).skill?.name, "fm-at");
+  assert.deepEqual(codes(frontmatterOfBytes("fm-over", MAX_FRONTMATTER_BYTES + 1, "l")), ["error:frontmatter_too_large"]);
+  // Three bytes a character: 21,846 characters are past the limit, though far fewer than 64 Ki.
+  assert.equal(loadSkillSync(frontmatterOfBytes("fm-euro-at", MAX_FRONTMATTER_BYTES, "€")).skill?.name, "fm-euro-at");
+  assert.deepEqual(codes(frontmatterOfBytes("fm-euro-over", MAX_FRONTMATTER_BYTES + 1, "€")), ["error:frontmatter_too_large"]);
+});
+
+test("names: 64 characters load without a length warning, 65 warn; 256 can be used, 257 cannot; counted in code points", () => {
+  const warns = (dirName: string, name: string): string[] => codes(writeSkill(root, dirName, `name: ${name}\ndescription: d`));
+  // The directory named as the skill (the common case, taken by a shortcut) and named otherwise.
+  assert.deepEqual(warns("n".repeat(MAX_NAME_LENGTH), "n".repeat(MAX_NAME_LENGTH)), []);
+  assert.deepEqual(warns("n".repeat(MAX_NAME_LENGTH + 1), "n".repeat(MAX_NAME_LENGTH + 1)), ["warning:name_too_long"]);
+  assert.ok(!warns("other-dir-64", "m".repeat(MAX_NAME_LENGTH)).includes("warning:name_too_long"));
+  assert.ok(warns("other-dir-65", "m".repeat(MAX_NAME_LENGTH + 1)).includes("warning:name_too_long"));
+  // U+20000 is one letter and two UTF-16 units (and four bytes: too long for a directory name).
+  assert.ok(!warns("astral-64", "\u{20000}".repeat(MAX_NAME_LENGTH)).includes("warning:name_too_long"));
+  assert.ok(warns("astral-65", "\u{20000}".repeat(MAX_NAME_LENGTH + 1)).includes("warning:name_too_long"));
+  const usable = loadSkillSync(writeSkill(root, "usable-at", `name: ${"u".repeat(MAX_USABLE_NAME_LENGTH)}\ndescription: d`));
+  assert.equal(usable.skill?.name, "u".repeat(MAX_USABLE_NAME_LENGTH));
+  const unusable = loadSkillSync(writeSkill(root, "usable-over", `name: ${"u".repeat(MAX_USABLE_NAME_LENGTH + 1)}\ndescription: d`));
+  assert.equal(unusable.skill, null);
+  assert.ok(unusable.diagnostics.some((d) => d.code === "name_unusable" && d.severity === "error"));
+});
+
+test("a description of 1024 characters loads without a warning, 1025 warn; compatibility 500 and 501 alike; counted in code points", () => {
+  const load = (dirName: string, frontmatter: string): string[] => codes(writeSkill(root, dirName, `name: ${dirName}\n${frontmatter}`));
+  assert.deepEqual(load("desc-at", `description: ${"d".repeat(MAX_DESCRIPTION_LENGTH)}`), []);
+  assert.deepEqual(load("desc-over", `description: ${"d".repeat(MAX_DESCRIPTION_LENGTH + 1)}`), ["warning:description_too_long"]);
+  assert.deepEqual(load("desc-astral-at", `description: ${"😀".repeat(MAX_DESCRIPTION_LENGTH)}`), []);
+  assert.deepEqual(load("desc-astral-over", `description: ${"😀".repeat(MAX_DESCRIPTION_LENGTH + 1)}`), ["warning:description_too_long"]);
+  assert.deepEqual(load("compat-at", `description: d\ncompatibility: ${"c".repeat(MAX_COMPATIBILITY_LENGTH)}`), []);
+  assert.deepEqual(load("compat-over", `description: d\ncompatibility: ${"c".repeat(MAX_COMPATIBILITY_LENGTH + 1)}`), ["warning:compatibility_too_long"]);
+  assert.deepEqual(load("compat-astral-at", `description: d\ncompatibility: ${"😀".repeat(MAX_COMPATIBILITY_LENGTH)}`), []);
+});
+
+test("mappings nested 32 deep, the frontmatter's own included, load; one level more is refused", () => {
+  // The frontmatter's mapping, `metadata`'s, and one under each `kN` key (the last holds `leaf`).
+  const nested = (dirName: string, depth: number): ReturnType<typeof loadSkillSync> => {
+    let yaml = "metadata:\n";
+    let indent = "  ";
+    for (let i = 0; i < depth - 2; i++) {
+      yaml += `${indent}k${i}:\n`;
+      indent += "  ";
+    }
+    return loadSkillSync(writeSkill(root, dirName, `name: ${dirName}\ndescription: d\n${yaml}${indent}leaf: v`));
+  };
+  assert.equal(nested("depth-at", MAX_YAML_DEPTH).skill?.name, "depth-at");
+  const over = nested("depth-over", MAX_YAML_DEPTH + 1);
+  assert.equal(over.skill, null);
+  assert.match(over.diagnostics[0]!.message, new RegExp(`nests deeper than ${MAX_YAML_DEPTH} levels`));
+});
+
+test("one anchor may be referred to 49 times; the 50th alias is refused (the anchored value counts as the first use)", () => {
+  const aliased = (dirName: string, aliases: number): ReturnType<typeof loadSkillSync> =>
+    loadSkillSync(writeSkill(root, dirName, `name: ${dirName}\ndescription: d\nmetadata:\n  x: &a v\n${Array.from({ length: aliases }, (_, i) => `  y${i}: *a`).join("\n")}`));
+  assert.equal(aliased("aliases-at", MAX_YAML_ALIASES - 1).skill?.name, "aliases-at");
+  const over = aliased("aliases-over", MAX_YAML_ALIASES);
+  assert.equal(over.skill, null);
+  assert.equal(over.diagnostics[0]!.code, "yaml_invalid");
+  assert.match(over.diagnostics[0]!.message, /alias/i);
 });
 
 test("invalid UTF-8 is refused", () => {

@@ -107,6 +107,21 @@ test("description and compatibility over their limits", async () => {
   ]);
 });
 
+test("each length limit is exact: a name of 64, a description of 1024 and a compatibility of 500 pass; one more fails", async () => {
+  const at = "n".repeat(64);
+  assert.deepEqual(await validateSkill(writeSkill(root, at, `name: ${at}\ndescription: d`)), []);
+  const over = "n".repeat(65);
+  assert.deepEqual(await validateSkill(writeSkill(root, over, `name: ${over}\ndescription: d`)), [`Skill name '${over}' exceeds 64 character limit (65 chars)`]);
+  assert.deepEqual(await validateSkill(writeSkill(root, "desc-at", `name: desc-at\ndescription: ${"x".repeat(1024)}`)), []);
+  assert.deepEqual(await validateSkill(writeSkill(root, "desc-over", `name: desc-over\ndescription: ${"x".repeat(1025)}`)), [
+    "Description exceeds 1024 character limit (1025 chars)",
+  ]);
+  assert.deepEqual(await validateSkill(writeSkill(root, "compat-at", `name: compat-at\ndescription: d\ncompatibility: ${"y".repeat(500)}`)), []);
+  assert.deepEqual(await validateSkill(writeSkill(root, "compat-over", `name: compat-over\ndescription: d\ncompatibility: ${"y".repeat(501)}`)), [
+    "Compatibility exceeds 500 character limit (501 chars)",
+  ]);
+});
+
 test("lengths are counted in code points, not UTF-16 units", async () => {
   // 1000 astral characters are 2000 UTF-16 units but 1000 characters: within the limit.
   const desc = "😀".repeat(1000);
