@@ -14,7 +14,10 @@ export const MAX_DESCRIPTION_LENGTH = 1024;
 export const MAX_COMPATIBILITY_LENGTH = 500;
 /** Deepest nesting a frontmatter value may have; real frontmatter is two or three levels deep. */
 export const MAX_YAML_DEPTH = 32;
-/** Aliases a frontmatter may use; a "billion laughs" document needs far more. */
+/**
+ * The yaml parser's alias budget (`maxAliasCount`), which counts the anchored value as its first
+ * use: a plain value may be referred to 49 times. A "billion laughs" document needs far more.
+ */
 export const MAX_YAML_ALIASES = 50;
 /**
  * A whole package, as the MCP Skills Extension (SEP-2640) bounds it: hosts must accept at least
