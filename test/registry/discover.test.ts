@@ -126,6 +126,23 @@ test("a source's maxDirectories: exactly that many directories load whole; one m
   assert.match(past.diagnostics[0]!.message, /Stopped after 20 directories .*maxDirectories/);
 });
 
+test("without maxDirectories a source visits 50,000 directories whole; the 50,001st stops the walk", { timeout: 300_000 }, async (t) => {
+  const root = tempDir(t);
+  assert.equal(DEFAULT_WALK_OPTIONS.maxDirectories, 50_000);
+  // Empty categories first, then one skill that sorts last: the 50,000th directory visited.
+  for (let i = 0; i < 49_999; i++) fs.mkdirSync(path.join(root, `d-${String(i).padStart(5, "0")}`));
+  writeSkill(root, "zz-last");
+  const atLimit = await discover(root);
+  assert.deepEqual(dirsOf(atLimit.found, root), ["zz-last"]);
+  assert.deepEqual(atLimit.diagnostics, []);
+
+  fs.mkdirSync(path.join(root, "d-49999"));
+  const past = await discover(root);
+  assert.deepEqual(past.found, []);
+  assert.deepEqual(codes(past.diagnostics), ["directory_limit"]);
+  assert.match(past.diagnostics[0]!.message, /Stopped after 50000 directories/);
+});
+
 test("category directories and a skill's own subfolders count toward maxDirectories; resource folders do not", async (t) => {
   const root = tempDir(t);
   for (let i = 0; i < 5; i++) fs.mkdirSync(path.join(root, `empty-${i}`));
