@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { DEFAULT_MAX_READ_BYTES, normaliseSkillPath, readConfinedFile } from "../../src/package/confined-read.js";
+import { DEFAULT_MAX_READ_BYTES, isInside, normaliseSkillPath, readConfinedFile } from "../../src/package/confined-read.js";
 import { tempDir } from "../support/tmp.js";
 
 const root = fs.realpathSync(tempDir("skillport-confined-"));
@@ -226,4 +226,14 @@ test("a nested skill's files, another source's root and links into either are no
   // The nested skill reads its own files.
   const inner = await readConfinedFile(path.join(outer, "group", "inner"), "notes.md", { sourceRoots });
   assert.equal(inner.ok && inner.content, "inner notes\n");
+});
+
+test("containment is by whole components: a child whose name begins with two dots is inside, a parent or a sibling sharing a prefix is not", () => {
+  const dir = path.join(path.sep, "s", "a");
+  // Links leading into such a child are judged by this rule: installs, link roots and bundles call it too.
+  assert.equal(isInside(dir, path.join(dir, "..notes")), true);
+  assert.equal(isInside(dir, path.join(dir, "..", "b")), false);
+  assert.equal(isInside(dir, path.join(path.sep, "s", "a-evil", "x")), false);
+  assert.equal(isInside(dir, path.join(path.sep, "s")), false);
+  assert.equal(isInside(dir, dir), false);
 });

@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { TSX_LOADER } from "../cli/cli-process.js";
+import { readSkillText } from "../../src/package/confined-write.js";
 import { realTempDir } from "../support/tmp.js";
 
 const MODULE = path.resolve(import.meta.dirname, "../../src/package/confined-write.ts");
@@ -45,4 +46,17 @@ test("a skill's write lock is never seen without its holder in it, however often
   assert.equal(await exited, 0, stderr);
   assert.ok(seen > 0, "the lock was never seen held; the test proves nothing");
   assert.deepEqual(empty, [], `the lock was seen without its holder ${empty.length} times in ${seen}`);
+});
+
+test("a file of exactly 1 MiB is read for a change; one byte more is too_large to change", () => {
+  const dir = realTempDir("big-change");
+  fs.writeFileSync(path.join(dir, "SKILL.md"), "---\nname: big\ndescription: d\n---\n");
+  fs.writeFileSync(path.join(dir, "at.md"), "a".repeat(1024 * 1024));
+  fs.writeFileSync(path.join(dir, "over.md"), "a".repeat(1024 * 1024 + 1));
+  const atLimit = readSkillText(dir, "at.md");
+  assert.ok(atLimit.ok);
+  assert.equal(atLimit.text.length, 1024 * 1024);
+  const over = readSkillText(dir, "over.md");
+  assert.ok(!over.ok);
+  assert.equal(over.reason, "too_large");
 });

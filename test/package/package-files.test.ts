@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { MAX_PACKAGE_BYTES, MAX_SKILL_FILE_BYTES } from "../../src/package/limits.js";
-import { readPackageFiles } from "../../src/package/package-files.js";
+import { packageWriteProblem, readPackageFiles } from "../../src/package/package-files.js";
 import { MAX_RESOURCE_DEPTH, MAX_RESOURCE_DIRECTORIES, MAX_RESOURCE_ENTRIES } from "../../src/package/resources.js";
 import { tempDir, writeSkill } from "../support/tmp.js";
 
@@ -101,4 +101,13 @@ test(`folders: ${MAX_RESOURCE_DIRECTORIES} are accepted, one more refuses the pa
   assert.deepEqual(readPackageFiles(dir).problems, []);
   fs.mkdirSync(path.join(dir, "one-more"));
   assert.deepEqual(readPackageFiles(dir).problems, [`the package has more than ${MAX_RESOURCE_DIRECTORIES} folders`]);
+});
+
+test("a write may add the 500th folder; one that would add the 501st is refused, while writing into a folder already there passes", () => {
+  const dir = skill();
+  for (let i = 0; i < 499; i++) fs.mkdirSync(path.join(dir, `d${i}`));
+  assert.equal(packageWriteProblem(dir, "new-folder/notes.md", 10), null);
+  fs.mkdirSync(path.join(dir, "d499"));
+  assert.equal(packageWriteProblem(dir, "another/notes.md", 10), "the package would hold more than 500 folders");
+  assert.equal(packageWriteProblem(dir, "d0/notes.md", 10), null);
 });

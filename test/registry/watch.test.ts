@@ -53,6 +53,17 @@ test("one watch per directory: the root, each category and each skill directory,
   assert.deepEqual(watcher.diagnostics, []);
 });
 
+test("categories are watched down to six levels below the root, where discovery stops; the seventh level is not", async (t) => {
+  const root = tempDir(t);
+  const levels = ["l1", "l2", "l3", "l4", "l5", "l6", "l7"];
+  fs.mkdirSync(path.join(root, ...levels), { recursive: true });
+  const { watcher } = await watched(t, [{ path: root, origin: "global" }]);
+  assert.deepEqual(
+    watcher.watchedDirectories().map((dir) => path.relative(root, dir)).sort(),
+    ["", ...levels.slice(0, 6).map((_, i) => levels.slice(0, i + 1).join("/"))],
+  );
+});
+
 test("an edit of one SKILL.md reports just that skill's directory, and the refresh re-reads just that file", async (t) => {
   const root = tempDir(t);
   for (let i = 0; i < 20; i++) writeSkill(root, `skill-${i}`);
