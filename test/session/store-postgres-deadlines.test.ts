@@ -45,6 +45,17 @@ describe("postgres store deadlines", { skip, timeout: 120_000 }, () => {
   const rowsOf = async (sessionId: string): Promise<number> =>
     (await check<Array<{ n: number }>>`select count(*)::int as n from skillport_records where session_id = ${sessionId}`)[0]!.n;
 
+  it("a store opened without timeoutMs gives every statement the 5 s deadline SPEC §9 names", async () => {
+    const plain = await postgresStore(url);
+    try {
+      assert.equal(plain.timeoutMs, 5000);
+      // And the database holds each statement of its connections to the same 5 s.
+      assert.equal((await plain.sql<Array<{ statement_timeout: string }>>`show statement_timeout`)[0]!.statement_timeout, "5s");
+    } finally {
+      await plain.close();
+    }
+  });
+
   it("refuses an append the frozen database executes only after its deadline, and says so at the deadline without driver text", { timeout: 60_000 }, async () => {
     const key = freshKey();
     assert.equal((await store.appendAt(key, 0, [header(key.sessionId)])).status, "ok");
