@@ -9,13 +9,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import postgres from "postgres";
+import { serveMcpHttpReplicated } from "../../../src/adapters/http/stored-sessions.js";
 import type { Envelope } from "../../../src/tool/envelope.js";
 import { eventually } from "../../support/eventually.js";
 import { startHttpServer, type HttpServer } from "../../support/mcp-server.js";
 import { freshDatabase } from "../../support/postgres.js";
 import { writeSkill } from "../../support/tmp.js";
 import { callSkill, skillTree } from "../mcp-fixtures.js";
-import { INITIALIZE, POST_HEADERS, rawRequest } from "./support.js";
+import { callInSession, initialize, INITIALIZE, POST_HEADERS, rawRequest, runtimesForBothServers } from "./support.js";
 
 const db = await freshDatabase();
 
@@ -202,6 +203,28 @@ describe("idle sessions on a shared store", { skip: db.skip ?? false }, () => {
     } finally {
       await sql.end();
       await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+});
+
+describe("a replica's memory of sessions", { skip: db.skip ?? false }, () => {
+  const runtimes = runtimesForBothServers(skillTree(), db.url);
+
+  it("holds exactly maxSessions sessions; one more evicts the least recently used, which is read back from the store on its next request", { timeout: 60_000 }, async () => {
+    const served = await serveMcpHttpReplicated(runtimes.stored(), { session: { log: false }, version: "test", log: () => {} }, { port: 0, maxSessions: 2 });
+    try {
+      const url = new URL(served.url);
+      const ids: string[] = [];
+      for (let i = 0; i < 2; i++) ids.push((await initialize(url)).sessionId!);
+      assert.equal(served.sessionsOpen(), 2);
+      ids.push((await initialize(url)).sessionId!);
+      assert.equal(served.sessionsOpen(), 2, "the first session was let go");
+      const first = await callInSession(url, ids[0]!, { name: "alpha" });
+      assert.equal(first.status, 200);
+      assert.equal((first.result as { structuredContent: Envelope }).structuredContent.ok, true);
+      assert.equal(served.sessionsOpen(), 2);
+    } finally {
+      await served.close();
     }
   });
 });
