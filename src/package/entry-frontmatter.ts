@@ -59,14 +59,33 @@ export function frontmatterProblems(frontmatter: Record<string, unknown>, skillN
   } else if (name !== skillName) {
     problems.push(`frontmatter name ${JSON.stringify(name)} is not the name it is served under`);
   }
-  if (typeof description !== "string" || description === "" || [...description].length > 1024) {
+  if (typeof description !== "string" || description === "" || codePointsOver(description, 1024)) {
     problems.push("frontmatter description must be a string of 1-1024 characters");
   }
-  if (compatibility !== undefined && (typeof compatibility !== "string" || compatibility === "" || [...compatibility].length > 500)) {
+  if (compatibility !== undefined && (typeof compatibility !== "string" || compatibility === "" || codePointsOver(compatibility, 500))) {
     problems.push("frontmatter compatibility must be a string of 1-500 characters");
   }
   if (metadata !== undefined && !isStringMap(metadata)) problems.push("frontmatter metadata must map strings to strings");
   return problems;
+}
+
+/**
+ * Whether `text` has more than `limit` code points, as `[...text].length` counts them (a lone
+ * surrogate is one), without building that array: loading asks this of every description, and
+ * a text no longer than the limit in UTF-16 units cannot be longer in code points.
+ */
+function codePointsOver(text: string, limit: number): boolean {
+  if (text.length <= limit) return false;
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    if (++count > limit) return true;
+  }
+  return false;
 }
 
 function isStringMap(value: unknown): boolean {
@@ -77,10 +96,18 @@ function isJsonValue(value: unknown, depth = 0): boolean {
   if (depth > 64) return false;
   if (value === null || typeof value === "string" || typeof value === "boolean") return true;
   if (typeof value === "number") return Number.isFinite(value);
-  if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth + 1));
+  // Loops rather than `every` over `Object.values`: loading asks this of every frontmatter, and
+  // the closures and arrays were most of what it cost.
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isJsonValue(value[i], depth + 1)) return false;
+    return true;
+  }
   if (typeof value === "object") {
     const proto = Object.getPrototypeOf(value);
-    return (proto === Object.prototype || proto === null) && Object.values(value).every((item) => isJsonValue(item, depth + 1));
+    if (proto !== Object.prototype && proto !== null) return false;
+    const record = value as Record<string, unknown>;
+    for (const key in record) if (Object.hasOwn(record, key) && !isJsonValue(record[key], depth + 1)) return false;
+    return true;
   }
   return false;
 }

@@ -40,6 +40,11 @@ const SKILLS: Record<string, string> = {
   "bad-compat": "name: bad-compat\ndescription: Empty compatibility.\ncompatibility: ''",
   "padded-name": "name: ' padded-name'\ndescription: Its name has a blank.",
   "with-files": "name: with-files\ndescription: Ships references.",
+  // Limits count code points: 1,024 emoji are 2,048 UTF-16 units and still fit.
+  "astral-limit": `name: astral-limit\ndescription: ${"\u{1F600}".repeat(1024)}`,
+  "astral-over": `name: astral-over\ndescription: ${"\u{1F600}".repeat(1025)}`,
+  "compat-limit": `name: compat-limit\ndescription: Compatibility at its limit.\ncompatibility: ${"\u{1F600}".repeat(500)}`,
+  "compat-over": `name: compat-over\ndescription: Compatibility past its limit.\ncompatibility: ${"\u{1F600}".repeat(499)}xx`,
 };
 
 test("the extension's verdict from what loading recorded is the plan's verdict, for every kind of frontmatter", { timeout: 120_000 }, async () => {
@@ -51,7 +56,7 @@ test("the extension's verdict from what loading recorded is the plan's verdict, 
   // The shortcut is really taken for the skills whose frontmatter needs nothing, and only for them.
   assert.deepEqual(
     [...skills.values()].filter((skill) => skill.entryReady).map((skill) => skill.name).sort(),
-    ["at-limit", "plain", "typed", "with-files"],
+    ["astral-limit", "at-limit", "compat-limit", "plain", "typed", "with-files"],
   );
   for (const skill of skills.values()) assert.deepEqual(await extensionVisibility(skill), await planned(skill), skill.name);
   assert.deepEqual(await extensionVisibility(skills.get("plain")!), { served: true, reason: null, leftOut: [] });
