@@ -14,6 +14,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { readConfinedBytes } from "../package/confined-read.js";
+import { entryFrontmatter } from "../package/entry-frontmatter.js";
 import { readFrontmatter } from "../package/frontmatter.js";
 import { MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES } from "../package/limits.js";
 import { fileDigest } from "../package/package-digest.js";
@@ -21,9 +22,10 @@ import { listResources } from "../package/resources.js";
 import type { RegisteredSkill } from "../registry/types.js";
 import { isCanonical, skillUri } from "./skill-uri.js";
 
+export { entryFrontmatter, frontmatterProblems } from "../package/entry-frontmatter.js";
+
 /** The interoperability limits of SEP-2640: hosts must accept up to these; servers should not exceed them. */
 export const SKILL_LIMITS = { files: MAX_PACKAGE_FILES, bytes: MAX_PACKAGE_BYTES } as const;
-const SKILL_NAME_PATTERN = /^[\da-z]+(?:-[\da-z]+)*$/;
 
 export interface SkillResourceEntry {
   uri: string;
@@ -86,8 +88,12 @@ export type EntryPlan =
     }
   | { ok: false; reason: string };
 
-export async function planSkillEntry(skill: RegisteredSkill, sourceRoots: readonly string[] = []): Promise<EntryPlan> {
-  const refuse = (reason: string): EntryPlan => ({ ok: false, reason });
+/**
+ * The package's files as the extension publishes them, or why it publishes none: SKILL.md plus
+ * the resource listing, each stamped, within the extension's limits of files and bytes.
+ */
+async function packageFiles(skill: RegisteredSkill, sourceRoots: readonly string[]): Promise<{ ok: true; files: PackageFile[]; total: number } | { ok: false; reason: string }> {
+  const refuse = (reason: string) => ({ ok: false as const, reason });
   if (path.basename(skill.skillFile) !== "SKILL.md") return refuse("its manifest is named skill.md; the extension serves SKILL.md only");
 
   // The package as the tool lists it (one rule for what a skill ships), plus SKILL.md itself.
@@ -110,6 +116,15 @@ export async function planSkillEntry(skill: RegisteredSkill, sourceRoots: readon
   let total = 0;
   for (const file of files) total += file.size;
   if (total > SKILL_LIMITS.bytes) return refuse(`its files add up to ${total} bytes, over ${SKILL_LIMITS.bytes}`);
+  return { ok: true, files, total };
+}
+
+export async function planSkillEntry(skill: RegisteredSkill, sourceRoots: readonly string[] = []): Promise<EntryPlan> {
+  const refuse = (reason: string): EntryPlan => ({ ok: false, reason });
+  const listed = await packageFiles(skill, sourceRoots);
+  if (!listed.ok) return listed;
+  const { files } = listed;
+  let { total } = listed;
 
   const read = await readConfinedBytes(skill.dir, "SKILL.md", { maxBytes: SKILL_LIMITS.bytes, sourceRoots });
   if (!read.ok) return refuse(read.message);
@@ -142,7 +157,20 @@ export interface ExtensionVisibility {
   leftOut: string[];
 }
 
+/**
+ * The plan's verdict without its bytes. A skill whose frontmatter loading found ready for the
+ * extension (`entryReady`) is decided from its package's files and its SKILL.md's stamp: while
+ * SKILL.md is the same regular file, not a link, that loading read, the plan would read those
+ * bytes, parse them as loading did and find nothing to refuse or leave out, so reading and
+ * parsing every SKILL.md again (half of what `list` paid for this) decides nothing. Any other
+ * skill gets the whole plan.
+ */
 export async function extensionVisibility(skill: RegisteredSkill, sourceRoots: readonly string[] = []): Promise<ExtensionVisibility> {
+  if (skill.entryReady) {
+    const listed = await packageFiles(skill, sourceRoots);
+    if (!listed.ok) return { served: false, reason: listed.reason, leftOut: [] };
+    if (await isLoadedFile(skill)) return { served: true, reason: null, leftOut: [] };
+  }
   const plan = await planSkillEntry(skill, sourceRoots);
   return plan.ok ? { served: true, reason: null, leftOut: plan.leftOut } : { served: false, reason: plan.reason, leftOut: [] };
 }
@@ -166,38 +194,6 @@ export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCac
   return { ok: true, served: { skill, entry, files: served, dirs, sourceRoots, manifest: plan.manifest, leftOut: plan.leftOut } };
 }
 
-/**
- * The entry's frontmatter from the frontmatter as parsed, or why there is none. `metadata` whose
- * values are not all text is the one problem fixed rather than refused: skillport's own
- * `metadata.requirements` is a map, and leaving it out of the entry loses the client nothing it
- * could read (the extension's validators accept only text there), while refusing would hide
- * the whole skill. Everything else the validators refuse stays refused: a description cut
- * short or a name changed would be a different skill.
- */
-export function entryFrontmatter(frontmatter: Record<string, unknown>, skillName: string): { ok: true; frontmatter: Record<string, unknown>; leftOut: string[] } | { ok: false; problems: string[] } {
-  const leftOut: string[] = [];
-  let result = frontmatter;
-  const metadata = frontmatter.metadata;
-  if (metadata !== undefined && !isStringMap(metadata)) {
-    result = { ...frontmatter };
-    if (typeof metadata === "object" && metadata !== null && !Array.isArray(metadata)) {
-      const kept: Record<string, string> = {};
-      for (const [key, value] of Object.entries(metadata)) {
-        if (typeof value === "string") kept[key] = value;
-        else leftOut.push(`metadata.${key}`);
-      }
-      // Nothing textual left: the key goes too, rather than publish an empty map nobody wrote.
-      if (Object.keys(kept).length > 0) result.metadata = kept;
-      else delete result.metadata;
-    } else {
-      leftOut.push("metadata");
-      delete result.metadata;
-    }
-  }
-  const problems = frontmatterProblems(result, skillName);
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, frontmatter: result, leftOut };
-}
-
 /** SKILL.md written from `frontmatter` and `body`, or null when it would not read back as `frontmatter`. */
 async function rewrittenManifest(frontmatter: Record<string, unknown>, body: string): Promise<Buffer | null> {
   // Loaded only here: a server whose skills all carry text metadata never pays for it.
@@ -217,6 +213,17 @@ export interface PackageFile {
    * bytes. The ctime cannot be set from user space: every write and every `utimes` moves it.
    */
   version: string;
+}
+
+/** Whether SKILL.md is still the regular file, not a link, with the stamp it was loaded at. */
+async function isLoadedFile(skill: RegisteredSkill): Promise<boolean> {
+  try {
+    // The path the plan reads: SKILL.md in the skill's real directory.
+    const stat = await fs.lstat(path.join(skill.dir, "SKILL.md"));
+    return stat.isFile() && stat.size === skill.stamp.size && stat.mtimeMs === skill.stamp.mtimeMs && stat.ino === skill.stamp.ino;
+  } catch {
+    return false;
+  }
 }
 
 async function stampOf(file: string): Promise<Pick<PackageFile, "size" | "version"> | null> {
@@ -242,46 +249,6 @@ async function digestOf(dir: string, file: PackageFile, digests: DigestCache, so
   const digest = fileDigest(read.bytes);
   if (read.bytes.length === file.size) digests.set(key, digest);
   return { ok: true, digest, size: read.bytes.length };
-}
-
-/**
- * What the official SDK's entry validator (and its client) would refuse, checked on the
- * frontmatter exactly as parsed: a `name: 123` that loading reads as text is a number here.
- */
-export function frontmatterProblems(frontmatter: Record<string, unknown>, skillName: string): string[] {
-  const problems: string[] = [];
-  if (!isJsonValue(frontmatter)) problems.push("its frontmatter holds values JSON cannot carry");
-  if (Object.prototype.hasOwnProperty.call(frontmatter, "__proto__")) problems.push('its frontmatter has a "__proto__" key');
-  const { name, description, compatibility, metadata } = frontmatter;
-  if (typeof name !== "string" || name.length === 0 || name.length > 64 || !SKILL_NAME_PATTERN.test(name)) {
-    problems.push(`frontmatter name ${JSON.stringify(name)} must be 1-64 lowercase letters, digits and single hyphens`);
-  } else if (name !== skillName) {
-    problems.push(`frontmatter name ${JSON.stringify(name)} is not the name it is served under`);
-  }
-  if (typeof description !== "string" || description === "" || [...description].length > 1024) {
-    problems.push("frontmatter description must be a string of 1-1024 characters");
-  }
-  if (compatibility !== undefined && (typeof compatibility !== "string" || compatibility === "" || [...compatibility].length > 500)) {
-    problems.push("frontmatter compatibility must be a string of 1-500 characters");
-  }
-  if (metadata !== undefined && !isStringMap(metadata)) problems.push("frontmatter metadata must map strings to strings");
-  return problems;
-}
-
-function isStringMap(value: unknown): boolean {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every((item) => typeof item === "string");
-}
-
-function isJsonValue(value: unknown, depth = 0): boolean {
-  if (depth > 64) return false;
-  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
-  if (typeof value === "number") return Number.isFinite(value);
-  if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth + 1));
-  if (typeof value === "object") {
-    const proto = Object.getPrototypeOf(value);
-    return (proto === Object.prototype || proto === null) && Object.values(value).every((item) => isJsonValue(item, depth + 1));
-  }
-  return false;
 }
 
 function decodeUtf8(bytes: Uint8Array): string | null {

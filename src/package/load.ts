@@ -5,11 +5,12 @@
  */
 import * as path from "node:path";
 import { diagnostic } from "./diagnostic.js";
+import { isEntryReady } from "./entry-frontmatter.js";
 import { readFrontmatter } from "./frontmatter.js";
 import { buildManifest } from "./manifest.js";
 import { readSkillFileSync } from "./skill-file.js";
 import { mayBeReferenceRefused, referenceUnchecked, withReferenceChecks } from "./reference-check.js";
-import type { FileStamp, LoadResult } from "./types.js";
+import type { FileStamp, LoadResult, SkillPackage } from "./types.js";
 
 /**
  * Loads one skill with every diagnostic, the reference dialect's warning included. The
@@ -109,16 +110,9 @@ export function loadSkillFileMarked(skillFile: string, dir: string, text: string
   // it, from whoever reads the diagnostics: the strict re-read runs then, not on every load.
   if (mayBeReferenceRefused(fm.text)) diagnostics.push(referenceUnchecked(skillFile));
   const manifest = built.manifest;
-  return {
-    skill: {
-      name: manifest.name,
-      description: manifest.description,
-      dir,
-      skillFile,
-      manifest,
-      stamp,
-      diagnostics,
-    },
-    diagnostics,
-  };
+  const skill: SkillPackage = { name: manifest.name, description: manifest.description, dir, skillFile, manifest, stamp, diagnostics };
+  // Recorded once here, where the frontmatter as parsed is at hand: `list` and `doctor` then say
+  // whether the Skills Extension serves the skill without reading and parsing SKILL.md again.
+  if (!fm.retried && isEntryReady(fm.data, manifest.name)) skill.entryReady = true;
+  return { skill, diagnostics };
 }

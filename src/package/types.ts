@@ -61,6 +61,13 @@ export interface SkillPackage {
   stamp: FileStamp;
   /** Warnings from loading (errors make a skill unloadable, so a loaded skill has none). */
   diagnostics: Diagnostic[];
+  /**
+   * Present (true) when the frontmatter, read as loaded (no quoting retry), is already what the
+   * MCP Skills Extension serves: its rule (`entryFrontmatter`) finds no problem and leaves
+   * nothing out. Whoever asks whether the extension serves the skill then needs the SKILL.md
+   * bytes again only if they changed since (`stamp`). Absent: decide from the file.
+   */
+  entryReady?: true;
 }
 
 export interface LoadResult {

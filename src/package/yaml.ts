@@ -3,10 +3,12 @@
  * constructs code.
  *
  * Two tiers, both giving YAML 1.2 core-schema results:
- * 1. A fast path for the common shape (scalar lines, simple block scalars, lists, nested maps) —
- *    every skill of the real corpus and of the benchmark trees. It accepts only text whose
- *    meaning is unambiguous and hands anything else down, so it can never read a document
- *    differently from a real parser (a property test checks that against `yaml`).
+ * 1. A fast path for the common shape (scalar lines with the core schema's types, simple block
+ *    scalars, folded plain and quoted scalars, lists of scalars or mappings, nested maps) — all
+ *    but about one in a thousand real frontmatters, so a fresh process rarely imports `yaml`. It
+ *    accepts only text whose meaning is unambiguous and hands anything else down, so it can
+ *    never read a document differently from a real parser (property tests check that against
+ *    `yaml`).
  * 2. `yaml` for everything else, with `maxAliasCount` (a "billion laughs" document fails fast),
  *    unique keys, and unknown tags refused. One full parser, so the rare document that needs
  *    it is read exactly one way; js-yaml is faster but reads whitespace-only lines of block
@@ -186,7 +188,7 @@ function commonKey(text: string, from: number, end: number): string | undefined 
 /** What a regex `.` does not match, besides the `\n` that ends a line. */
 const NOT_DOT = /[\r\u2028\u2029]/;
 // Plain scalars that the core schema reads as something other than a string: exactly its null,
-// boolean, integer and float patterns, so `version: 1.2.0` (a string to it) stays on this tier.
+// boolean, integer and float patterns, so `version: 1.2.0` (a string to it) stays text.
 const NON_STRING =
   /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)$/;
 const BLOCK_HEADER = /^([|>])(-?)$/;
@@ -194,18 +196,62 @@ const BLOCK_HEADER = /^([|>])(-?)$/;
 /** Nesting the fast tier reads itself; deeper documents go to the full parser. */
 const FAST_DEPTH = 6;
 
+/** What a reader below returns for "not mine": every other value, `null` included, is data. */
+const REFUSED: unique symbol = Symbol("refused");
+type Read<T> = T | typeof REFUSED;
+
+/**
+ * The value the core schema gives a plain scalar that `NON_STRING` matched, computed as `yaml`
+ * computes it (its core tags, in its order): `user-invocable: true`, `version: 2.0` and
+ * `skills_count: 28` are a boolean and numbers there, and one was refused here and cost a
+ * fresh process the import of `yaml`.
+ */
+function coreScalar(raw: string): null | boolean | number {
+  switch (raw) {
+    case "~":
+    case "null":
+    case "Null":
+    case "NULL":
+      return null;
+    case "true":
+    case "True":
+    case "TRUE":
+      return true;
+    case "false":
+    case "False":
+    case "FALSE":
+      return false;
+  }
+  const second = raw.charCodeAt(1);
+  if (raw.charCodeAt(0) === 48 && second === 111) return parseInt(raw.slice(2), 8);
+  if (raw.charCodeAt(0) === 48 && second === 120) return parseInt(raw.slice(2), 16);
+  if (DECIMAL_INT.test(raw)) return parseInt(raw, 10);
+  if (raw.endsWith("nan") || raw.endsWith("NaN") || raw.endsWith("NAN")) return NaN;
+  if (raw.endsWith("inf") || raw.endsWith("Inf") || raw.endsWith("INF")) return raw.charCodeAt(0) === 45 ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+  return parseFloat(raw);
+}
+
+const DECIMAL_INT = /^[-+]?[0-9]+$/;
+
+/** A plain scalar's value: text, or what the core schema makes of it. */
+function plainScalar(raw: string): string | null | boolean | number {
+  return NON_STRING.test(raw) ? coreScalar(raw) : raw;
+}
+
 /**
  * The fast tier: block mappings (any nesting up to FAST_DEPTH) whose values are one-line plain or
- * quoted scalars, plain scalars folded over more-indented lines, block scalars (`|`, `|-`, `>`,
- * `>-`, blank lines inside, no more-indented lines), block lists of such scalars, one-line
+ * quoted scalars (text, or the core schema's null, booleans and numbers), plain and quoted
+ * scalars folded over more-indented lines, a plain scalar starting on the line after its key,
+ * an empty value (null), block scalars (`|`, `|-`, `>`, `>-`, blank lines inside, no
+ * more-indented lines), block lists of such scalars or of mappings (`- matcher: x`), one-line
  * flow lists (`[a, "b"]`) and flow mappings of such scalars (`{a: b}`) — what real frontmatter
- * writes. Returns null — "not mine, ask a real
- * parser" — for anything else, so it never has to know YAML's harder corners.
+ * writes. Returns null — "not mine, ask a real parser" — for anything else, so it never has to
+ * know YAML's harder corners.
  */
 export function parseFlat(text: string): Record<string, unknown> | null {
   // A `\r` ending the text is no CRLF: YAML keeps it in the value, which this tier does not.
   if (text.charCodeAt(text.length - 1) === 13) return null;
-  const out = readMapping(text, 0, 0, 0);
+  const out = readMapping(text, 0, 0, 0, -1);
   // Stopped early: a line indented less than nothing cannot be, so something was not read.
   if (out === null || readTo < text.length) return null;
   // An empty document is null in YAML, not an empty mapping; let a real parser say so.
@@ -220,29 +266,36 @@ function hasKeys(value: Record<string, unknown>): boolean {
 /**
  * The entries of a block mapping whose keys sit at column `indent`, from `pos` to the first line
  * indented less. The top level (`indent` 0) skips blank and `#` comment lines; nested levels
- * skip empty and space-only lines and hand anything else odd down. Sets `readTo`.
+ * skip empty and space-only lines and hand anything else odd down. `firstKey`, when not -1, is
+ * where the first key stands on the line at `pos`: a mapping that is a list item starts on its
+ * `- ` line. Sets `readTo`.
  */
-function readMapping(text: string, pos: number, indent: number, depth: number): Record<string, unknown> | null {
+function readMapping(text: string, pos: number, indent: number, depth: number, firstKey: number): Record<string, unknown> | null {
   if (depth > FAST_DEPTH) return null;
   const out: Record<string, unknown> = {};
   while (pos < text.length) {
     const end = lineEnd(text, pos);
-    if (indent === 0 ? isBlankRange(text, pos, end) || text.charCodeAt(pos) === 35 : isSpacesRange(text, pos, end)) {
-      pos = end + 1;
-      continue;
+    let keyAt = firstKey;
+    if (keyAt !== -1) firstKey = -1;
+    else {
+      if (indent === 0 ? isBlankRange(text, pos, end) || text.charCodeAt(pos) === 35 : isSpacesRange(text, pos, end)) {
+        pos = end + 1;
+        continue;
+      }
+      if (indent > 0) {
+        const n = indentAt(text, pos);
+        if (n < indent) break;
+        if (n > indent) return null;
+      }
+      keyAt = pos + indent;
     }
-    if (indent > 0) {
-      const n = indentAt(text, pos);
-      if (n < indent) break;
-      if (n > indent) return null;
-    }
-    if (!readKeyLine(text, pos + indent, end)) return null;
+    if (!readKeyLine(text, keyAt, end)) return null;
     const key = lineKey;
     const raw = lineValue;
     if (Object.hasOwn(out, key) || key === "__proto__" || isNonStringKey(key)) return null;
     pos = end + 1;
     const value = raw === "" ? readNested(text, pos, indent, depth) : readValue(text, pos, raw, indent);
-    if (value === null) return null;
+    if (value === REFUSED) return null;
     out[key] = value;
     pos = readTo;
   }
@@ -250,24 +303,42 @@ function readMapping(text: string, pos: number, indent: number, depth: number): 
   return out;
 }
 
-/** The value of `key:` with nothing after it: a block list or a more-indented mapping. Sets `readTo`. */
-function readNested(text: string, pos: number, indent: number, depth: number): unknown[] | Record<string, unknown> | null {
-  if (pos >= text.length) return null;
+/**
+ * The value of `key:` with nothing after it: a block list, a more-indented mapping, a plain
+ * scalar on the lines below, or null when the next line belongs to an outer level. Sets `readTo`.
+ */
+function readNested(text: string, pos: number, indent: number, depth: number): Read<unknown> {
+  if (pos >= text.length) {
+    readTo = pos;
+    return null;
+  }
   const end = lineEnd(text, pos);
   const n = indentAt(text, pos);
   const c = text.charCodeAt(pos + n);
   // A list may sit at its key's own column; a mapping must be indented further.
-  if (c === 45 && n >= indent) return readBlockList(text, pos, n);
-  if (n <= indent || pos + n >= end) return null;
-  return readMapping(text, pos, n, depth + 1);
+  if (c === 45 && n >= indent) return readBlockList(text, pos, n, depth) ?? REFUSED;
+  // A blank line (or one of tabs) may be followed by anything; a real parser decides.
+  if (pos + n >= end || c === 9 || c === 13) return REFUSED;
+  if (n <= indent) {
+    // The next line is a key (or comment) of an outer level, read there: this key has no value.
+    readTo = pos;
+    return null;
+  }
+  if (readKeyLine(text, pos + n, end)) return readMapping(text, pos, n, depth + 1, -1) ?? REFUSED;
+  // Not a key: a plain scalar written below its key (it holds no `: ` and does not end in `:`,
+  // or PLAIN_TEXT refuses it, so no line of it can be a key).
+  const first = trimmedLine(text, pos + n, end);
+  if (!PLAIN_TEXT.test(first)) return REFUSED;
+  return readPlainLines(text, end + 1, first, indent);
 }
 
 /**
- * `- scalar` lines at column `indent`: one-line plain or quoted scalars only, empty and
- * space-only lines between them allowed. Sets `readTo`.
+ * `- item` lines at column `indent`: one-line plain or quoted scalars, or mappings whose first
+ * key stands on the `- ` line; empty and space-only lines between them allowed. Sets `readTo`.
  */
-function readBlockList(text: string, pos: number, indent: number): string[] | null {
-  const items: string[] = [];
+function readBlockList(text: string, pos: number, indent: number, depth: number): unknown[] | null {
+  if (depth >= FAST_DEPTH) return null;
+  const items: unknown[] = [];
   while (pos < text.length) {
     const end = lineEnd(text, pos);
     if (isSpacesRange(text, pos, end)) {
@@ -279,10 +350,18 @@ function readBlockList(text: string, pos: number, indent: number): string[] | nu
     if (n > indent || text.charCodeAt(pos + n + 1) !== 32) return null;
     let from = pos + n + 2;
     while (text.charCodeAt(from) === 32) from++;
+    if (readKeyLine(text, from, end)) {
+      // `- key: value` opens a mapping whose keys sit at the column of this first one.
+      const item = readMapping(text, pos, from - pos, depth + 1, from);
+      if (item === null) return null;
+      items.push(item);
+      pos = readTo;
+      continue;
+    }
     const raw = trimmedLine(text, from, end);
-    // `- ` with nothing after it is a null item.
-    const item = raw === "" ? null : flatScalar(raw);
-    if (item === null) return null;
+    // `- ` with nothing after it is a null item, or the start of a nested node: a real parser decides.
+    const item = raw === "" ? REFUSED : flatScalar(raw);
+    if (item === REFUSED) return null;
     items.push(item);
     pos = end + 1;
   }
@@ -300,41 +379,94 @@ function trimmedLine(text: string, from: number, end: number): string {
 
 /**
  * The value written after `key: ` on a line of a mapping at column `indent`: a block scalar, a
- * one-line flow list, or a scalar, plain ones folded over the more-indented lines after them.
- * Sets `readTo`.
+ * one-line flow list or mapping, or a scalar, plain and quoted ones folded over the
+ * more-indented lines after them. Sets `readTo`.
  */
-function readValue(text: string, pos: number, raw: string, indent: number): string | string[] | Record<string, string> | null {
+function readValue(text: string, pos: number, raw: string, indent: number): Read<unknown> {
   // A header is one or two characters; most values are long text that need not be matched.
   const header = raw.length <= 2 ? BLOCK_HEADER.exec(raw) : null;
-  if (header) return readBlockScalar(text, pos, indent, header[1] === "|", header[2] === "-");
+  if (header) return readBlockScalar(text, pos, indent, header[1] === "|", header[2] === "-") ?? REFUSED;
   readTo = pos;
-  if (raw.charCodeAt(0) === 91) return readFlowList(raw);
-  if (raw.charCodeAt(0) === 123) return readFlowMap(raw);
-  const value = flatScalar(raw);
-  if (value === null || pos >= text.length || indentAt(text, pos) <= indent) return value;
-  // A plain scalar goes on over more-indented lines, folded with single spaces.
   const first = raw.charCodeAt(0);
-  if (first === 34 || first === 39) return null;
-  let folded = value;
+  if (first === 91) return readFlowList(raw) ?? REFUSED;
+  if (first === 123) return readFlowMap(raw) ?? REFUSED;
+  if ((first === 34 || first === 39) && quotedEnd(raw, 0, first) === -1) return readQuotedLines(text, pos, raw, indent, first);
+  const value = flatScalar(raw);
+  if (value === REFUSED || pos >= text.length || indentAt(text, pos) <= indent) return value;
+  // A quoted scalar closed on its line cannot go on; a real parser says what the next line is.
+  if (first === 34 || first === 39) return REFUSED;
+  return readPlainLines(text, pos, raw, indent);
+}
+
+/**
+ * A plain scalar whose first line is `first` (already checked) going on over the lines from
+ * `pos` indented more than its key's column `indent`, folded with single spaces. Sets `readTo`.
+ */
+function readPlainLines(text: string, pos: number, first: string, indent: number): Read<unknown> {
+  let folded = first;
   while (pos < text.length) {
     const end = lineEnd(text, pos);
     const n = indentAt(text, pos);
     if (n <= indent || pos + n >= end) break;
     const line = trimmedLine(text, pos + n, end);
-    if (line === "" || !PLAIN_TEXT.test(line)) return null;
+    if (line === "" || !PLAIN_CONTINUATION.test(line)) return REFUSED;
     folded += ` ${line}`;
     pos = end + 1;
   }
   // A blank line inside would fold to a line break, and one before a more-indented line may not end it.
-  if (pos < text.length && isBlankRange(text, pos, lineEnd(text, pos))) return null;
-  if (NON_STRING.test(folded)) return null;
+  if (pos < text.length && isBlankRange(text, pos, lineEnd(text, pos))) return REFUSED;
   readTo = pos;
-  return folded;
+  return plainScalar(folded);
+}
+
+/**
+ * A quoted scalar that opens on its key's line (`first` is that line's value) and closes on a
+ * later one, each further line indented more than the key's column `indent`: folded as YAML
+ * folds flow scalars (a line break between two lines is one space, each empty line between them
+ * one line break; blanks around the breaks dropped). What PyYAML writes for a long description.
+ * Refused: tabs, a line of a double-quoted scalar ending in a backslash (an escaped break or
+ * blank), text after the closing quote. Sets `readTo`.
+ */
+function readQuotedLines(text: string, pos: number, first: string, indent: number, quote: number): Read<string> {
+  if (first.includes("\t") || NOT_DOT.test(first)) return REFUSED;
+  let joined = first.slice(1);
+  if (quote === 34 && joined.endsWith("\\")) return REFUSED;
+  let breaks = 0;
+  while (pos < text.length) {
+    const rawEnd = lineEnd(text, pos);
+    const end = rawEnd > pos && text.charCodeAt(rawEnd - 1) === 13 ? rawEnd - 1 : rawEnd;
+    const n = indentAt(text, pos);
+    if (pos + n === end) {
+      breaks++;
+      pos = rawEnd + 1;
+      continue;
+    }
+    if (n <= indent) return REFUSED;
+    const line = text.slice(pos + n, end);
+    if (line.includes("\t") || NOT_DOT.test(line)) return REFUSED;
+    const close = quotedEnd(line, -1, quote);
+    const separator = breaks === 0 ? " " : "\n".repeat(breaks);
+    breaks = 0;
+    if (close === -1) {
+      const part = line.trimEnd();
+      if (quote === 34 && part.endsWith("\\")) return REFUSED;
+      joined += separator + part;
+      pos = rawEnd + 1;
+      continue;
+    }
+    // Nothing but blanks may follow the closing quote.
+    if (line.slice(close).trim() !== "") return REFUSED;
+    joined += separator + line.slice(0, close - 1);
+    readTo = rawEnd + 1;
+    if (quote === 39) return joined.replace(/''/g, "'");
+    return unescapeDoubleQuoted(joined) ?? REFUSED;
+  }
+  return REFUSED;
 }
 
 /** A one-line flow list of plain or quoted scalars, `[]` included; null for anything else. */
-function readFlowList(raw: string): string[] | null {
-  const items: string[] = [];
+function readFlowList(raw: string): unknown[] | null {
+  const items: unknown[] = [];
   let i = 1;
   const skipBlanks = () => {
     while (raw.charCodeAt(i) === 32) i++;
@@ -344,7 +476,8 @@ function readFlowList(raw: string): string[] | null {
   for (;;) {
     const c = raw.charCodeAt(i);
     let itemEnd: number;
-    if (c === 34 || c === 39) {
+    const quoted = c === 34 || c === 39;
+    if (quoted) {
       itemEnd = quotedEnd(raw, i, c);
       if (itemEnd === -1) return null;
     } else {
@@ -352,8 +485,11 @@ function readFlowList(raw: string): string[] | null {
       while (itemEnd < raw.length && !FLOW_STOP.test(raw[itemEnd]!)) itemEnd++;
       while (itemEnd > i && raw.charCodeAt(itemEnd - 1) === 32) itemEnd--;
     }
-    const item = flatScalar(raw.slice(i, itemEnd));
-    if (item === null || item === "" || FLOW_INDICATOR.test(item)) return null;
+    const text = raw.slice(i, itemEnd);
+    // A quoted item may hold any indicator (`"ray[data]"`); a plain one holding one is left to a real parser.
+    if (!quoted && (text === "" || FLOW_INDICATOR.test(text))) return null;
+    const item = flatScalar(text);
+    if (item === REFUSED) return null;
     items.push(item);
     i = itemEnd;
     skipBlanks();
@@ -371,8 +507,8 @@ function readFlowList(raw: string): string[] | null {
  * list's items but never holding a `:`. Null for anything else (a quoted or empty key or value,
  * nesting, a comment after it), which a real parser then reads.
  */
-function readFlowMap(raw: string): Record<string, string> | null {
-  const out: Record<string, string> = {};
+function readFlowMap(raw: string): Record<string, unknown> | null {
+  const out: Record<string, unknown> = {};
   let i = 1;
   const skipBlanks = () => {
     while (raw.charCodeAt(i) === 32) i++;
@@ -388,7 +524,8 @@ function readFlowMap(raw: string): Record<string, string> | null {
     skipBlanks();
     const c = raw.charCodeAt(i);
     let valueEnd: number;
-    if (c === 34 || c === 39) {
+    const quoted = c === 34 || c === 39;
+    if (quoted) {
       valueEnd = quotedEnd(raw, i, c);
       if (valueEnd === -1) return null;
     } else {
@@ -397,8 +534,9 @@ function readFlowMap(raw: string): Record<string, string> | null {
       while (valueEnd > i && raw.charCodeAt(valueEnd - 1) === 32) valueEnd--;
     }
     const text = raw.slice(i, valueEnd);
+    if (!quoted && (text === "" || FLOW_INDICATOR.test(text) || text.includes(":"))) return null;
     const value = flatScalar(text);
-    if (value === null || value === "" || FLOW_INDICATOR.test(value) || (c !== 34 && c !== 39 && text.includes(":"))) return null;
+    if (value === REFUSED) return null;
     out[key] = value;
     i = valueEnd;
     skipBlanks();
@@ -563,13 +701,19 @@ function unescapeDoubleQuoted(inner: string): string | null {
 const HEX_DIGITS = /^[0-9A-Fa-f]*$/;
 
 /**
- * A plain scalar the fast tier reads as text, in one pass: it opens with no indicator and holds
- * no tab, no `: ` (a mapping), no ` #` (a comment), no `:` at its end and nothing a regex `.`
- * refuses. Written as runs of ordinary characters between the colons and blanks, which the
- * regex engine scans without a backtracking point per character: one native match, faster than
- * the separate searches it replaced, cold or optimised.
+ * A plain scalar the fast tier reads, in one pass: it opens with no indicator (a `-` only when
+ * text follows it, as in `-21risk-automation`) and holds no tab, no `: ` (a mapping), no ` #` (a
+ * comment), no `:` at its end and nothing a regex `.` refuses. Written as runs of ordinary
+ * characters between the colons and blanks, which the regex engine scans without a
+ * backtracking point per character: one native match, faster than the separate searches it
+ * replaced, cold or optimised.
  */
-const PLAIN_TEXT = /^(?![-?:,[\]{}#&*!|>'"%@`])[^\t: \r\u2028\u2029]*(?:(?::(?=[^ \t\r\u2028\u2029])| (?!#))[^\t: \r\u2028\u2029]*)*$/;
+const PLAIN_TEXT = /^(?:-(?=[^ \t\r\u2028\u2029])|(?![-?:,[\]{}#&*!|>'"%@`]))[^\t: \r\u2028\u2029]*(?:(?::(?=[^ \t\r\u2028\u2029])| (?!#))[^\t: \r\u2028\u2029]*)*$/;
+/**
+ * A further line of a plain scalar (its indentation dropped): the same, except that it may open
+ * with any indicator but `#` (a comment): `"quoted phrase", more text` goes on a description.
+ */
+const PLAIN_CONTINUATION = /^(?!#)[^\t: \r\u2028\u2029]*(?:(?::(?=[^ \t\r\u2028\u2029])| (?!#))[^\t: \r\u2028\u2029]*)*$/;
 
 /**
  * One-line quoted scalars, with an optional comment after them. Written unrolled — runs of
@@ -579,20 +723,19 @@ const PLAIN_TEXT = /^(?![-?:,[\]{}#&*!|>'"%@`])[^\t: \r\u2028\u2029]*(?:(?::(?=[
 const DOUBLE_QUOTED = /^"([^"\\]*(?:\\.[^"\\]*)*)"(?:[ ]+#.*)?$/;
 const SINGLE_QUOTED = /^'([^']*(?:''[^']*)*)'(?:[ ]+#.*)?$/;
 
-function flatScalar(raw: string): string | null {
+/** A one-line scalar's value: text, or the core schema's null, boolean or number for a plain one. */
+function flatScalar(raw: string): Read<string | null | boolean | number> {
   const first = raw.charCodeAt(0);
   if (first === 34 || first === 39) {
-    if (raw.includes("\t") || NOT_DOT.test(raw)) return null;
+    if (raw.includes("\t") || NOT_DOT.test(raw)) return REFUSED;
     if (first === 34) {
       const m = DOUBLE_QUOTED.exec(raw);
-      return m ? unescapeDoubleQuoted(m[1]!) : null;
+      return (m ? unescapeDoubleQuoted(m[1]!) : null) ?? REFUSED;
     }
     const m = SINGLE_QUOTED.exec(raw);
-    return m ? m[1]!.replace(/''/g, "'") : null;
+    return m ? m[1]!.replace(/''/g, "'") : REFUSED;
   }
-  // What the core schema reads as null, a boolean or a number is not text.
-  if (!PLAIN_TEXT.test(raw) || NON_STRING.test(raw)) return null;
-  return raw;
+  return PLAIN_TEXT.test(raw) ? plainScalar(raw) : REFUSED;
 }
 
 const DEPTH_MESSAGE = `frontmatter nests deeper than ${MAX_YAML_DEPTH} levels`;

@@ -22,6 +22,7 @@ export function registerSkill(skill: SkillPackage, source: SkillSource, sourceIn
   if (source.projectId !== undefined) record.projectId = source.projectId;
   if (source.agentId !== undefined) record.agentId = source.agentId;
   if (source.writable === true) record.writable = true;
+  if (skill.entryReady) record.entryReady = true;
   const frozen = Object.freeze(record);
   if (withheld?.warning) withheldWarnings.set(frozen, withheld.warning);
   return frozen;

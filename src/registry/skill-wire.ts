@@ -29,6 +29,8 @@ export type SkillWire =
       ino: number;
       /** The file loaded was the lowercase `skill.md`. */
       lowercase?: true;
+      /** `SkillPackage.entryReady`. */
+      entryReady?: true;
       manifest?: ManifestRest;
       diagnostics?: Diagnostic[];
     }
@@ -74,6 +76,7 @@ export function toPlacedWire(result: LoadResult, place: SkillPlace): PlacedSkill
 function withOptionalParts<W extends SkillWire>(wire: W, result: LoadResult): W {
   const skill = result.skill!;
   if (path.basename(skill.skillFile) === LOWERCASE_FILE) (wire as { lowercase?: true }).lowercase = true;
+  if (skill.entryReady) (wire as { entryReady?: true }).entryReady = true;
   const rest = manifestRest(skill.manifest);
   if (rest) (wire as { manifest?: ManifestRest }).manifest = rest;
   if (result.diagnostics.length > 0) (wire as { diagnostics?: Diagnostic[] }).diagnostics = result.diagnostics;
@@ -99,6 +102,7 @@ export function fromWire(wire: SkillWire, dir: string, skillFile: string): Loade
     stamp: Object.freeze({ size: wire.size, mtimeMs: wire.mtimeMs, ino: wire.ino }),
     diagnostics,
   };
+  if (wire.entryReady) skill.entryReady = true;
   return { skill, diagnostics };
 }
 

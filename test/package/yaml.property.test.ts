@@ -287,3 +287,132 @@ test("one-line flow mappings: the fast tier reads the ones it takes as yaml does
   assert.deepEqual(parseFlat('metadata: {author: review, version: "1.0"}\n'), { metadata: { author: "review", version: "1.0" } });
   assert.deepEqual(parseFlat("metadata: {}\n"), { metadata: {} });
 });
+
+// The shapes real frontmatter writes that once sent a fresh process to the `yaml` package (and
+// its import): typed plain scalars (`user-invocable: true`, `version: 2.0`, `count: 28`), plain
+// scalars opening with `-`, folded lines opening with a quote or another indicator, quoted
+// scalars over several lines (what PyYAML writes), a plain scalar on the line below its key,
+// empty values, lists of mappings (`hooks:`), and quoted flow items holding indicators.
+const typedText = fc.oneof(
+  fc.constantFrom("true", "False", "TRUE", "null", "Null", "~", "0", "-0", "+0", "007", "28", "-12", "+5", "2.0", "1.", ".5", "-.5", "1e3", "1E+3", "2.5e-4", "12345678901234567890"),
+  fc.constantFrom("0o17", "0o8", "0x1F", "0xg", ".inf", "-.Inf", "+.INF", ".NaN", "+.nan", "1_000", "0b1", "1.2.0", "2026-03-05", "1e", "e3", "--1", "+-1"),
+  fc.integer().map(String),
+  fc.double({ noNaN: true }).map(String),
+);
+const dashText = fc.oneof(fc.constantFrom("-", "- ", "-x", "--x", "---", "-21risk-automation", "-:", "-#x", "- x", "-\tx", "-.inf", "-1"), word.map((w) => `-${w}`));
+const continuationLine = fc.oneof(
+  { weight: 3, arbitrary: fc.array(word, { minLength: 1, maxLength: 4 }).map((w) => w.join(" ")) },
+  { weight: 3, arbitrary: fc.tuple(fc.constantFrom('"', "'", "-", "- ", "[", "{", "]", "}", "&", "*", "!", "|", ">", "%", "@", "`", "?", "? ", ":", ": ", ",", "#", " #", "x: ", "x:", "\t"), word).map(([lead, w]) => `${lead}${w}`) },
+  { weight: 1, arbitrary: fc.constantFrom("1", "true", "null", "x # c", "x #c", "a:b", '"a", "b",', "'it''s'") },
+);
+const quotedPart = fc.oneof(
+  word,
+  fc.stringMatching(/^[ -~\u00e9]{0,20}$/),
+  fc.constantFrom("it''s", "it's", '\\"q\\"', "\\n", "\\t", "\\u00e9", "\\x41", "\\q", "\\", "a\\ ", " x ", "#", "a: b", "'", '"', "''", "  "),
+);
+type NewNode =
+  | { kind: "scalar"; text: string }
+  | { kind: "continued"; first: string; lines: string[]; below: boolean }
+  | { kind: "quoted"; quote: string; first: string; lines: string[]; last: string; after: string; flush: boolean }
+  | { kind: "empty" }
+  | { kind: "maps"; items: Array<Array<[string, NewNode]>>; pad: string }
+  | { kind: "list"; items: string[] };
+const newLeaf: fc.Arbitrary<NewNode> = fc.oneof(
+  { weight: 3, arbitrary: fc.oneof(typedText, dashText, realScalar).map((text): NewNode => ({ kind: "scalar", text })) },
+  { weight: 2, arbitrary: fc.tuple(fc.oneof(word, typedText, dashText), fc.array(continuationLine, { minLength: 1, maxLength: 3 }), fc.boolean()).map(([first, lines, below]): NewNode => ({ kind: "continued", first, lines, below })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(fc.constantFrom('"', "'"), quotedPart, fc.array(fc.oneof(quotedPart, fc.constant("")), { maxLength: 4 }), fc.oneof(quotedPart, fc.constant("")), fc.constantFrom("", "", " ", " x", " # c"), fc.boolean())
+      .map(([quote, first, lines, last, after, flush]): NewNode => ({ kind: "quoted", quote, first, lines, last, after, flush })),
+  },
+  { weight: 1, arbitrary: fc.constant<NewNode>({ kind: "empty" }) },
+  { weight: 1, arbitrary: fc.array(fc.oneof(typedText, dashText, oddText.map((s) => JSON.stringify(s)), fc.constantFrom('"ray[data]"', "'a, b'", '"{x}"', '""', "''")), { minLength: 1, maxLength: 4 }).map((items): NewNode => ({ kind: "list", items })) },
+);
+const newNode: fc.Arbitrary<NewNode> = fc.oneof(
+  { weight: 4, arbitrary: newLeaf },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.array(fc.uniqueArray(fc.tuple(key, newLeaf), { selector: ([k]) => k, minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }), fc.constantFrom(" ", " ", "   "))
+      .map(([items, pad]): NewNode => ({ kind: "maps", items, pad })),
+  },
+);
+
+function renderNew(k: string, node: NewNode, indent: string, step: string): string[] {
+  const inner = indent + step;
+  switch (node.kind) {
+    case "scalar":
+      return [`${indent}${k}: ${node.text}`];
+    case "continued":
+      return node.below ? [`${indent}${k}:`, `${inner}${node.first}`, ...node.lines.map((line) => `${inner}${line}`)] : [`${indent}${k}: ${node.first}`, ...node.lines.map((line) => `${inner}${line}`)];
+    case "quoted":
+      // `flush`: the closing line at the key's own column, which YAML refuses.
+      return [`${indent}${k}: ${node.quote}${node.first}`, ...node.lines.map((line) => (line === "" ? "" : `${inner}${line}`)), `${node.flush ? indent : inner}${node.last}${node.quote}${node.after}`];
+    case "empty":
+      return [`${indent}${k}:`];
+    case "list":
+      return [`${indent}${k}: [${node.items.join(", ")}]`];
+    case "maps":
+      return [
+        `${indent}${k}:`,
+        ...node.items.flatMap((entries) => {
+          const column = `${inner}-${node.pad}`.replace(/./g, " ");
+          return entries.flatMap(([nk, child], i) => {
+            const lines = renderNew(nk, child, column, step);
+            return i === 0 ? [`${inner}-${node.pad}${lines[0]!.trimStart()}`, ...lines.slice(1)] : lines;
+          });
+        }),
+      ];
+  }
+}
+
+test("shapes that once went to yaml: the fast tier reads each one it takes exactly as yaml does, and takes most valid ones", () => {
+  let valid = 0;
+  let fast = 0;
+  fc.assert(
+    fc.property(fc.uniqueArray(fc.tuple(key, newNode), { selector: ([k]) => k, minLength: 1, maxLength: 5 }), fc.constantFrom("  ", "  ", " ", "    "), lineEnding, (entries, step, eol) => {
+      const text = `${entries.flatMap(([k, node]) => renderNew(k, node, "", step)).join("\n").replace(/\n/g, eol)}${eol}`;
+      const doc = parseDocument(text, { version: "1.2", schema: "core", uniqueKeys: true, merge: false, logLevel: "silent" });
+      const flat = parseFlat(text);
+      if (doc.errors.length > 0 || doc.warnings.length > 0) {
+        assert.equal(flat, null, `fast tier accepted what yaml refuses or warns about: ${JSON.stringify(text)}`);
+        return;
+      }
+      valid++;
+      if (flat === null) return;
+      fast++;
+      // Strictly: a number where yaml has text, `-0` for `0`, or a NaN anywhere would show.
+      assert.deepStrictEqual(flat, doc.toJS(), `fast tier: ${JSON.stringify(text)}`);
+    }),
+    { numRuns: 8000 },
+  );
+  assert.ok(valid >= 2000, `only ${valid} valid documents were generated`);
+  assert.ok(fast >= valid * 0.5, `only ${fast} of ${valid} valid documents went through the fast tier`);
+});
+
+test("frontmatter shapes from public skills that once went to yaml are read on the fast tier, as yaml reads them", () => {
+  // Each the shape of a real SKILL.md frontmatter that the fast tier once handed to `yaml`.
+  const documents = [
+    "name: -21risk-automation\ndescription: \"Automate 21risk tasks.\"\nrequires:\n  mcp: [rube]\n",
+    "name: clean-code\nallowed-tools: Read, Write, Edit\nversion: 2.0\npriority: CRITICAL\n",
+    "name: x\nuser-invocable: true\ndisable-model-invocation: false\n",
+    "metadata:\n  version: 2.0.0\n  updated: 2026-03-05\n  skills_count: 28\n  ratio: .5\n  big: 12345678901234567890\n  off: ~\n",
+    "description: 'Master of defensive Bash scripting for production automation, CI/CD\n\n  pipelines, and system utilities. Expert in safe, portable, and testable shell\n\n  scripts.\n\n  '\nrisk: critical\ndate_added: '2026-02-27'\n",
+    'description: "A long one\n  with an \\"escape\\" and \\u00e9,\n\n  and a break"\n',
+    "description: This skill should be used when the user asks to \"analyze\n  competitors\", \"assess competitive landscape\", or requests\n  competitive strategy analysis.\nmetadata:\n  version: 1.0.0\n",
+    "description:\n  Mermaid diagram specialist for creating flowcharts,\n  and architecture visualizations\nusage:\n  Use when documenting\noutput: Mermaid diagrams\n",
+    "hooks:\n  PostToolUse:\n    - matcher: \"Bash\"\n      hooks:\n        - type: command\n          command: \"echo \\\"[$(date)] done\\\" >> ~/.log\"\n",
+    "metadata:\n  skill-contributors:\n    - name: A Person\n      role: Author\n    - name: Team\n      role: Review\n",
+    "tags: [Data Processing, Ray]\ndependencies: [\"ray[data]\", pyarrow, 'a, b']\nversions: [1, 2.5, true, null]\n",
+    "argument-hint:\nlicense: MIT\nnested:\n  empty:\n  next: x\n",
+  ];
+  for (const text of documents) {
+    const doc = parseDocument(text, { version: "1.2", schema: "core", uniqueKeys: true, merge: false, logLevel: "silent" });
+    assert.equal(doc.errors.length + doc.warnings.length, 0, `yaml reads ${JSON.stringify(text)}`);
+    const flat = parseFlat(text);
+    assert.notEqual(flat, null, `fast tier refused ${JSON.stringify(text)}`);
+    assert.deepStrictEqual(flat, doc.toJS(), JSON.stringify(text));
+  }
+  assert.deepStrictEqual(parseFlat("a: 0x1F\nb: 0o17\nc: -.inf\nd: .NaN\ne: 1e3\n"), { a: 31, b: 15, c: Number.NEGATIVE_INFINITY, d: Number.NaN, e: 1000 });
+});

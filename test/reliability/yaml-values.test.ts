@@ -229,16 +229,16 @@ test("fuzz: a refresh over skills carrying any YAML value never fails, and the o
   }
 });
 
-/** Strings, lists of them and mappings of them: all the fast tier may ever construct. */
-function assertStringsListsMaps(value: unknown, where: string): void {
-  if (typeof value === "string") return;
-  assert.ok(typeof value === "object" && value !== null, `${where} is ${String(value)}`);
+/** The core schema's scalars (text, null, booleans, numbers), lists and plain mappings: all the fast tier may ever construct. */
+function assertScalarsListsMaps(value: unknown, where: string): void {
+  if (value === null || typeof value === "string" || typeof value === "boolean" || typeof value === "number") return;
+  assert.ok(typeof value === "object", `${where} is ${String(value)}`);
   const proto = Object.getPrototypeOf(value) as unknown;
   assert.ok(proto === Array.prototype || proto === Object.prototype, `${where} is a ${Object.prototype.toString.call(value)}`);
-  for (const [key, inner] of Object.entries(value)) assertStringsListsMaps(inner, `${where}.${key}`);
+  for (const [key, inner] of Object.entries(value)) assertScalarsListsMaps(inner, `${where}.${key}`);
 }
 
-test("the fast tier yields only strings, lists and maps of them, and what yaml reads, whatever it is given", () => {
+test("the fast tier yields only scalars, lists and maps of them, and what yaml reads, whatever it is given", () => {
   let read = 0;
   fc.assert(
     fc.property(fc.array(fc.tuple(fc.constantFrom("a", "b", "metadata"), blockValue), { maxLength: 4 }), (pairs) => {
@@ -246,7 +246,7 @@ test("the fast tier yields only strings, lists and maps of them, and what yaml r
       const fast = parseFlat(text);
       if (fast === null) return;
       read++;
-      assertStringsListsMaps(fast, text);
+      assertScalarsListsMaps(fast, text);
       // Never a reading of its own: whatever it accepts, the full parser reads the same way.
       const full = parseYaml(text);
       assert.ok(full.ok, `fast tier accepted what the full parser refuses: ${JSON.stringify(text)}`);
