@@ -10,7 +10,7 @@
  * the reason comes back instead, so one such skill never breaks a client's whole listing.
  * Every byte is read through the package layer's confined read.
  */
-import fs from "node:fs/promises";
+import fs from "node:fs";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { readConfinedBytes } from "../package/confined-read.js";
@@ -108,7 +108,7 @@ async function packageFiles(skill: RegisteredSkill, sourceRoots: readonly string
   for (const rel of relPaths) {
     // A backstop: only `.` and `..` make a non-canonical URI, and no listed file has those names.
     if (!isCanonical(skillUri(skill.name, rel))) return refuse(`the file name ${JSON.stringify(rel)} cannot be written as a URI`);
-    const stamp = await stampOf(path.join(skill.dir, ...rel.split("/")));
+    const stamp = stampOf(path.join(skill.dir, ...rel.split("/")));
     if (!stamp) return refuse(`${rel} vanished while it was listed`);
     files.push({ path: rel, ...stamp });
   }
@@ -169,7 +169,7 @@ export async function extensionVisibility(skill: RegisteredSkill, sourceRoots: r
   if (skill.entryReady) {
     const listed = await packageFiles(skill, sourceRoots);
     if (!listed.ok) return { served: false, reason: listed.reason, leftOut: [] };
-    if (await isLoadedFile(skill)) return { served: true, reason: null, leftOut: [] };
+    if (isLoadedFile(skill)) return { served: true, reason: null, leftOut: [] };
   }
   const plan = await planSkillEntry(skill, sourceRoots);
   return plan.ok ? { served: true, reason: null, leftOut: plan.leftOut } : { served: false, reason: plan.reason, leftOut: [] };
@@ -215,20 +215,28 @@ export interface PackageFile {
   version: string;
 }
 
-/** Whether SKILL.md is still the regular file, not a link, with the stamp it was loaded at. */
-async function isLoadedFile(skill: RegisteredSkill): Promise<boolean> {
+/**
+ * Whether SKILL.md is still the regular file, not a link, with the stamp it was loaded at.
+ * Synchronous, as `stampOf` is, for the same reason.
+ */
+function isLoadedFile(skill: RegisteredSkill): boolean {
   try {
     // The path the plan reads: SKILL.md in the skill's real directory.
-    const stat = await fs.lstat(path.join(skill.dir, "SKILL.md"));
+    const stat = fs.lstatSync(path.join(skill.dir, "SKILL.md"));
     return stat.isFile() && stat.size === skill.stamp.size && stat.mtimeMs === skill.stamp.mtimeMs && stat.ino === skill.stamp.ino;
   } catch {
     return false;
   }
 }
 
-async function stampOf(file: string): Promise<Pick<PackageFile, "size" | "version"> | null> {
+/**
+ * Synchronous: a stat of a file in a package just listed takes microseconds, and through the
+ * promise API each one also took a trip through the thread pool that cost more than the stat
+ * (measured: 0.3 s of a 2.6 s `list` of 3,000 skills, for about 5,000 files).
+ */
+function stampOf(file: string): Pick<PackageFile, "size" | "version"> | null {
   try {
-    const stat = await fs.stat(file, { bigint: true });
+    const stat = fs.statSync(file, { bigint: true });
     if (!stat.isFile()) return null;
     return { size: Number(stat.size), version: `${stat.size}\0${stat.mtimeNs}\0${stat.ctimeNs}\0${stat.ino}` };
   } catch {
