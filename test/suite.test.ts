@@ -46,6 +46,27 @@ test("npm test gives every test file a timeout, so no run can wait forever", () 
   assert.ok(ms > 0 && ms <= 15 * 60_000, `--test-timeout=${ms} is not a bound a run can afford`);
 });
 
+test("npm test runs every test file under test/, however deep", () => {
+  // The shell expands each pattern one folder level at a time: a folder of tests one level deeper
+  // than the patterns reach is silently never run (it happened when test/adapters/http/ appeared).
+  const patterns = testScript()
+    .split(/\s+/)
+    .filter((word) => word.startsWith("test/") && word.endsWith(".test.ts"))
+    .map((glob) => new RegExp(`^${glob.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join("[^/]*")}$`));
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+      const rel = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(rel);
+      else if (entry.name.endsWith(".test.ts")) files.push(rel);
+    }
+  };
+  walk("test");
+  assert.ok(files.length > 100, `found only ${files.length} test files`);
+  const missed = files.filter((file) => !patterns.some((pattern) => pattern.test(file)));
+  assert.deepEqual(missed, [], `test files npm test never runs: ${missed.join(", ")}`);
+});
+
 test("a test that waits forever fails by the runner's timeout instead of hanging the run", { timeout: 60_000 }, async () => {
   // The same runner and loader as npm test, with a timeout short enough to watch it fire.
   // The child is a runner of its own, not a file of this run: the variable that says otherwise goes.
