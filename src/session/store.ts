@@ -147,6 +147,20 @@ export class StoreCancelledError extends Error {
   }
 }
 
+/**
+ * The session was ended (DELETE, idle expiry) or never existed in the store. Beside the store's
+ * other errors rather than in `stored-session.ts`, so the HTTP server can recognise it without
+ * loading the stored session's code into a server that keeps sessions in its own process.
+ */
+export class SessionGoneError extends Error {
+  readonly code = "session_gone";
+
+  constructor(id: string, why: "ended" | "missing") {
+    super(why === "ended" ? `Session ${id} has ended` : `Session ${id} is not in the store`);
+    this.name = "SessionGoneError";
+  }
+}
+
 /** How long a shared store's statement may take before its caller is told the store is unavailable (SPEC §9). */
 export const DEFAULT_STORE_TIMEOUT_MS = 5000;
 

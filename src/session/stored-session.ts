@@ -28,7 +28,7 @@ import { loggableArguments } from "./logged-arguments.js";
 import type { GateDecision } from "./narrowing.js";
 import type { CommitResult, EndRecord, SessionHeaderRecord, SessionRecord } from "./records.js";
 import type { SkillStats } from "./stats.js";
-import { scopePrincipal, StoreCancelledError, type AppendOptions, type SessionKey, type SessionStore } from "./store.js";
+import { scopePrincipal, SessionGoneError, StoreCancelledError, type AppendOptions, type SessionKey, type SessionStore } from "./store.js";
 
 /** What an idempotency key stores for a call: which request it answered, and the answer. */
 interface StoredAnswer {
@@ -71,15 +71,7 @@ export interface StoredCheckpoint {
   abort(): Promise<void>;
 }
 
-/** The session was ended (DELETE, idle expiry) or never existed in the store. */
-export class SessionGoneError extends Error {
-  readonly code = "session_gone";
-
-  constructor(id: string, why: "ended" | "missing") {
-    super(why === "ended" ? `Session ${id} has ended` : `Session ${id} is not in the store`);
-    this.name = "SessionGoneError";
-  }
-}
+export { SessionGoneError } from "./store.js";
 
 export interface StoredSession {
   readonly id: string;

@@ -21,7 +21,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import { SessionGoneError } from "../../session/stored-session.js";
+import { SessionGoneError } from "../../session/store.js";
 import type { McpServerOptions, McpSessionFactory } from "../mcp.js";
 import { parseAllowedOrigin, parseBindAddress, requestAllowed } from "./address.js";
 import { readJsonBody, refuseBody, sendError } from "./body.js";
