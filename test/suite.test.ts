@@ -80,9 +80,10 @@ test("a test that waits forever fails by the runner's timeout instead of hanging
 
 const pgSkip = postgresBinDir() ? false : "PostgreSQL is not installed: no throwaway server to watch";
 
-for (const signal of ["SIGKILL", "SIGTERM", "SIGINT"] as const) {
-  test(`the throwaway PostgreSQL is stopped and its directory removed when a test process dies by ${signal}`, { skip: pgSkip, timeout: 90_000 }, async () => {
-    const env = { ...process.env };
+for (const [signal, frozen] of [["SIGKILL", false], ["SIGTERM", false], ["SIGINT", false], ["SIGKILL", true]] as const) {
+  const while_ = frozen ? ", its database frozen (SIGSTOP) at the time" : "";
+  test(`the throwaway PostgreSQL is stopped and its directory removed when a test process dies by ${signal}${while_}`, { skip: pgSkip, timeout: 90_000 }, async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, HOLD_FROZEN: frozen ? "1" : "0" };
     // Only the server a test file starts itself is its to stop; a given URL belongs to the caller.
     delete env.SKILLPORT_TEST_DATABASE_URL;
     const child = spawn(process.execPath, ["--import", TSX_LOADER, path.join(SUPPORT, "holds-postgres.ts")], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });

@@ -85,7 +85,11 @@ async function waitReady(bin: string, port: number, child: ChildProcess, logFile
 const GUARDIAN = `
 const [pid, dir] = process.argv.slice(1);
 const fs = require("node:fs");
+const { spawnSync } = require("node:child_process");
 const stop = () => {
+  // A cluster a test froze (SIGSTOP) would hold the SIGQUIT unread for ever: wake all of it first.
+  const children = spawnSync("pgrep", ["-P", pid], { encoding: "utf8" }).stdout || "";
+  for (const p of [pid, ...children.split("\\n").filter(Boolean)]) { try { process.kill(Number(p), "SIGCONT"); } catch {} }
   try { process.kill(Number(pid), "SIGQUIT"); } catch {}
   const deadline = Date.now() + 5000;
   const gone = () => { try { process.kill(Number(pid), 0); return false; } catch { return true; } };
