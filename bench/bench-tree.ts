@@ -137,6 +137,11 @@ export function writeTreeManifest(tree: BenchTree): string {
   return file;
 }
 
+/** The runtime options that load `tree` as a user's global skills, nothing else in view. */
+export function treeRuntimeOptions(tree: BenchTree): { sources: Array<{ path: string; origin: "global" }>; cwd: string; home: string; env: Record<string, string> } {
+  return { sources: tree.groups.map((group) => ({ path: group, origin: "global" as const })), cwd: tree.root, home: tree.root, env: {} };
+}
+
 export function readTreeManifest(file: string): BenchTree {
   return JSON.parse(fs.readFileSync(file, "utf8")) as BenchTree;
 }

@@ -16,7 +16,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { readTreeManifest } from "./bench-tree.js";
+import { readTreeManifest, treeRuntimeOptions } from "./bench-tree.js";
 import { runChildMain } from "./child-main.js";
 import { collectGarbage } from "./measure.js";
 import { lib } from "./skillport-build.js";
@@ -83,12 +83,7 @@ async function main(): Promise<void> {
   if (!manifest || !out) throw new Error("usage: session-memory.ts MANIFEST OUT_JSON [100,1000,10000]");
   const checkpoints = (checkpointsArg ?? "100,1000,10000").split(",").map(Number);
   const tree = readTreeManifest(manifest);
-  const runtime = await lib.createSkillRuntime({
-    sources: tree.groups.map((group) => ({ path: group, origin: "global" as const })),
-    cwd: tree.root,
-    home: tree.root,
-    env: {},
-  });
+  const runtime = await lib.createSkillRuntime(treeRuntimeOptions(tree));
   try {
     const withGuide = new Set(tree.skillDirs.filter((dir) => fs.existsSync(path.join(dir, "references", "guide.md"))).map((dir) => path.basename(dir)));
     const skills = runtime.snapshot().skills.map((skill) => skill.name);

@@ -7,7 +7,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { readTreeManifest } from "./bench-tree.js";
+import { readTreeManifest, treeRuntimeOptions } from "./bench-tree.js";
 import { runChildMain } from "./child-main.js";
 import { timeCalls, timed } from "./measure.js";
 import { lib } from "./skillport-build.js";
@@ -40,12 +40,7 @@ async function main(): Promise<void> {
   const samples = Number(samplesArg);
   const outcome: OperationsOutcome = {};
 
-  const runtime = await lib.createSkillRuntime({
-    sources: tree.groups.map((group) => ({ path: group, origin: "global" as const })),
-    cwd: tree.root,
-    home: tree.root,
-    env: {},
-  });
+  const runtime = await lib.createSkillRuntime(treeRuntimeOptions(tree));
   try {
     const wholeTree = async (run: () => Promise<unknown>, count: number): Promise<OperationSample> => {
       const sample: OperationSample = { ms: [], delayMs: [] };

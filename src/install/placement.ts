@@ -11,6 +11,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { fsyncDirectory } from "../package/fsync-directory.js";
 import { fileDigest, packageDigest, type DigestedFile } from "../package/package-digest.js";
 import type { PackageFiles } from "../package/package-files.js";
 import { InstallError } from "./install-error.js";
@@ -35,7 +36,7 @@ export async function stageSkill(dir: string, name: string, pkg: PackageFiles, o
       digested.push({ path: file.path, digest: fileDigest(bytes) });
       await onCopy?.({ skill: name, staging, file: file.path });
     }
-    syncDirectory(staging);
+    fsyncDirectory(staging);
     return { staging, digest: packageDigest(digested) };
   } catch (error) {
     fs.rmSync(staging, { recursive: true, force: true });
@@ -58,7 +59,7 @@ export function placeStaged(staging: string, dir: string, name: string): void {
     fs.rmSync(staging, { recursive: true, force: true });
     throw error;
   }
-  syncDirectory(dir);
+  fsyncDirectory(dir);
   if (aside) fs.rmSync(aside, { recursive: true, force: true });
 }
 
@@ -68,7 +69,7 @@ export function removePlaced(dir: string, name: string): void {
   if (!exists(final)) return;
   const aside = uniqueSibling(dir, "removed");
   fs.renameSync(final, aside);
-  syncDirectory(dir);
+  fsyncDirectory(dir);
   fs.rmSync(aside, { recursive: true, force: true });
 }
 
@@ -129,21 +130,6 @@ function writeFlushed(file: string, bytes: Buffer, mode: number): void {
   }
 }
 
-function syncDirectory(dir: string): void {
-  let fd: number;
-  try {
-    fd = fs.openSync(dir, "r");
-  } catch {
-    return;
-  }
-  try {
-    fs.fsyncSync(fd);
-  } catch {
-    // Some file systems refuse fsync on a directory; the rename is still atomic there.
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 /**
  * Runs `work` holding the lockfile's lock (`.<lockfile name>.lock` beside it, made exclusively,

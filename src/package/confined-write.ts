@@ -18,6 +18,7 @@ import { MAX_AUTHORED_FILE_BYTES } from "./limits.js";
 import { packageWriteProblem } from "./package-files.js";
 import { isLeftOutOfPackage, liesInOtherPackage, SKILL_FILE_NAMES, sourceRootsInside } from "./package-shape.js";
 import { errorCode, fileErrorReason } from "./file-error.js";
+import { fsyncDirectory } from "./fsync-directory.js";
 
 /** Why a write refused; `too_large` adds to the read reasons. Part of the `skill_write_error` envelope. */
 export type WriteErrorReason = ReadErrorReason | "too_large";
@@ -455,22 +456,6 @@ function writeNewFile(file: string, bytes: Buffer, mode: number): void {
   }
 }
 
-/** A rename is durable once its folder is synced; some file systems refuse to sync a folder, which costs only durability. */
-function fsyncDirectory(dir: string): void {
-  let fd: number;
-  try {
-    fd = fs.openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-  } catch {
-    return;
-  }
-  try {
-    fs.fsyncSync(fd);
-  } catch {
-    // EINVAL on file systems that cannot sync a directory.
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 type SyncBytes = { ok: true; bytes: Buffer; size: number } | WriteRefusal;
 

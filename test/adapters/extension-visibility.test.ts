@@ -10,17 +10,8 @@ import * as path from "node:path";
 import { test } from "node:test";
 import { extensionVisibility, planSkillEntry, type ExtensionVisibility } from "../../src/adapters/skill-entry.js";
 import type { RegisteredSkill } from "../../src/registry/types.js";
-import { createSkillRuntime } from "../../src/runtime.js";
+import { loadedSkills as loaded } from "../support/loaded-skills.js";
 import { realTempDir, writeSkill } from "../support/tmp.js";
-
-async function loaded(root: string): Promise<Map<string, RegisteredSkill>> {
-  const runtime = await createSkillRuntime({ sources: [{ path: root, origin: "global" }], cwd: root, home: root, env: {} });
-  try {
-    return new Map(runtime.snapshot().skills.map((skill) => [skill.name, skill]));
-  } finally {
-    await runtime.close();
-  }
-}
 
 /** The whole plan's verdict, reading SKILL.md: the answer the shortcut must give. */
 async function planned(skill: RegisteredSkill): Promise<ExtensionVisibility> {

@@ -9,20 +9,9 @@ import * as path from "node:path";
 import { test } from "node:test";
 import { buildSkillEntry, DigestCache, SKILL_LIMITS, type EntryResult } from "../../src/adapters/skill-entry.js";
 import { MAX_RESOURCE_ENTRIES } from "../../src/package/resources.js";
-import type { RegisteredSkill } from "../../src/registry/types.js";
-import { createSkillRuntime } from "../../src/runtime.js";
+import { loadedSkills as loaded } from "../support/loaded-skills.js";
 import { makeSkill } from "../support/skill-spec.js";
 import { realTempDir } from "../support/tmp.js";
-
-/** The skills the registry loads from `root`, by name. */
-async function loaded(root: string): Promise<Map<string, RegisteredSkill>> {
-  const runtime = await createSkillRuntime({ sources: [{ path: root, origin: "global" }], cwd: root, home: root, env: {} });
-  try {
-    return new Map(runtime.snapshot().skills.map((skill) => [skill.name, skill]));
-  } finally {
-    await runtime.close();
-  }
-}
 
 async function entryOf(root: string, name: string, digests = new DigestCache()): Promise<EntryResult> {
   const skill = (await loaded(root)).get(name);

@@ -23,7 +23,7 @@ import { performance } from "node:perf_hooks";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { SessionGoneError } from "../../session/store.js";
 import type { McpServerOptions, McpSessionFactory } from "../mcp.js";
-import { parseAllowedOrigin, parseBindAddress, requestAllowed } from "./address.js";
+import { parseAllowedOrigin, parseBindAddress, requestAllowed, type BindAddress } from "./address.js";
 import { readJsonBody, refuseBody, sendError } from "./body.js";
 import { DEFAULT_MCP_HTTP_HOST, DEFAULT_STATELESS_DEADLINE_MS, defaultMaxSessions, SESSION_CAP_RETRY_AFTER_SECONDS } from "./defaults.js";
 import { stampRegistryDigest } from "./digest-header.js";
@@ -100,21 +100,19 @@ export interface HttpFront {
 }
 
 /** The checks of `listen` a caller can make before building a backend: bad options fail before anything starts. */
-export function checkListen(listen: HttpFrontListen): { maxSessions: number } {
+export function checkListen(listen: HttpFrontListen): { bind: BindAddress; allowedOrigins: Set<string>; maxSessions: number } {
   const bind = parseBindAddress(listen.host ?? DEFAULT_MCP_HTTP_HOST);
-  const allowedOrigins = (listen.allowedOrigins ?? []).map(parseAllowedOrigin);
-  if (!bind.loopback && allowedOrigins.length === 0) {
+  const allowedOrigins = new Set((listen.allowedOrigins ?? []).map(parseAllowedOrigin));
+  if (!bind.loopback && allowedOrigins.size === 0) {
     throw new TypeError(`serving on ${bind.urlHost}, which is not loopback, needs allowedOrigins: the origins browsers may call from`);
   }
   const maxSessions = listen.maxSessions ?? defaultMaxSessions();
   if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) throw new RangeError(`maxSessions must be a positive whole number, not ${maxSessions}`);
-  return { maxSessions };
+  return { bind, allowedOrigins, maxSessions };
 }
 
 export async function serveHttpFront(runtime: McpSessionFactory, options: McpServerOptions, listen: HttpFrontListen, backend: SessionBackend): Promise<HttpFront> {
-  const { maxSessions } = checkListen(listen);
-  const bind = parseBindAddress(listen.host ?? DEFAULT_MCP_HTTP_HOST);
-  const allowedOrigins = new Set((listen.allowedOrigins ?? []).map(parseAllowedOrigin));
+  const { bind, allowedOrigins, maxSessions } = checkListen(listen);
   const metrics = listen.metrics ?? null;
   let draining = false;
   /** Requests being answered (event streams leave the count once open), and who waits for none. */

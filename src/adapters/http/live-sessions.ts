@@ -15,7 +15,7 @@ import { createMcpConnection, type McpConnection, type McpServerOptions, type Mc
 import { readJsonBody, refuseBody, sendError } from "./body.js";
 import { DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS } from "./defaults.js";
 import { answerDirectToolCall, directToolCall } from "./direct-call.js";
-import { checkListen, serveHttpFront, type HttpFrontListen, type SessionBackend } from "./front.js";
+import { serveHttpFront, type HttpFrontListen, type SessionBackend } from "./front.js";
 
 export { MCP_HTTP_PATH } from "./front.js";
 export { DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, defaultMaxSessions } from "./defaults.js";
@@ -56,7 +56,6 @@ export interface McpHttpListen extends HttpFrontListen {
 }
 
 export async function serveMcpHttp(runtime: McpSessionFactory, options: McpServerOptions, listen: McpHttpListen): Promise<McpHttpServing> {
-  checkListen(listen);
   const idleTimeoutMs = listen.idleTimeoutMs ?? DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS;
   const entries = new Map<string, Entry>();
   const connections = new Map<string, McpConnection>();
