@@ -1,5 +1,6 @@
 import type { ScopedRegistry } from "../access/types.js";
 import { extensionVisibility, type ExtensionVisibility } from "../adapters/skill-entry.js";
+import { keepDiscoveredListings } from "../package/discovered-listings.js";
 import type { RegisteredSkill } from "../registry/types.js";
 
 /** Skills checked at once: each check lists a package and reads its SKILL.md. */
@@ -23,6 +24,20 @@ export async function extensionReport(registry: ScopedRegistry, skills: readonly
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, usable.length) }, worker));
   return report;
+}
+
+/**
+ * Runs a command that loads the skills and then reports on every package (`extensionReport`),
+ * with discovery's listings of skill folders kept for that report: each package's folder is then
+ * listed once in the run, not twice (`discovered-listings.ts`).
+ */
+export async function reportingOnPackages<T>(work: () => Promise<T>): Promise<T> {
+  keepDiscoveredListings(true);
+  try {
+    return await work();
+  } finally {
+    keepDiscoveredListings(false);
+  }
 }
 
 /** One phrase for a person: why an extension client will not see the skill, or what its entry leaves out. */

@@ -48,7 +48,6 @@ export async function skillsOfSource(root: string, inside: string): Promise<Sour
     new TimeSlicer(),
     statSkillFile,
     { maxDirectories: DEFAULT_MAX_DIRECTORIES, followExternalLinks: false, linkRoot: realRoot, privateRoots: [] },
-    false,
   );
   const skills: SourceSkill[] = [];
   const firstOfName = new Map<string, SourceSkill>();

@@ -29,6 +29,7 @@ import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { isInside } from "./confined-read.js";
 import { hasUnshowableCharacter } from "./display-text.js";
+import { takeDiscoveredListing } from "./discovered-listings.js";
 import { endsPackage, isLeftOutOfPackage, isSkillFileEntry, liesInOtherPackage, SCRIPTS_DIR, SKILL_FILE_NAMES, sourceRootsInside } from "./package-shape.js";
 
 /** Directories below the skill directory a listed file may lie in: `1/2/3/4/5/file` is listed. */
@@ -191,10 +192,14 @@ class PackageWalk {
 
   async run(): Promise<CachedListing> {
     try {
+      // The skill folder as discovery listed it moments ago in this run, when it kept it (a real
+      // path then: discovery walks real directories). Not kept: it is never cached without a stamp.
+      const discovered = takeDiscoveredListing(this.dir);
+      const seeded = discovered !== undefined && discovered.length <= READ_BATCH;
       // The same native call fs/promises makes, without the trip through the thread pool.
-      this.realDir = fs.realpathSync.native(this.dir);
+      this.realDir = seeded ? this.dir : fs.realpathSync.native(this.dir);
       this.sourceRoots = sourceRootsInside(this.realDir, this.allSourceRoots);
-      const top = await this.read("");
+      const top = seeded ? this.readDiscovered(discovered) : await this.read("");
       if (top) await this.visit("", 0, top);
     } catch {
       // The directory vanished or cannot be resolved: nothing to list.
@@ -243,6 +248,17 @@ class PackageWalk {
     if (stamp === null) this.keepable = false;
     else this.directories.push({ path: dirPath, stamp });
     return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /**
+   * The skill folder's entries as discovery read them, taken as a read of it that cannot be kept
+   * (no stamp was taken before they were read). At most one batch, so the same entries a read
+   * now would take whole (`smallListingSync`), and the same listing.
+   */
+  private readDiscovered(entries: Dirent[]): Dirent[] {
+    this.directoriesLeft--;
+    this.syncReadsLeft--;
+    return this.took(entries, this.dir, null);
   }
 
   /** A directory read whole in one go, counted against the bounds as the asynchronous read counts it. */

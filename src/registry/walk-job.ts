@@ -90,11 +90,7 @@ export async function walkSource(
     return statted;
   };
 
-  // Listings are read ahead on the thread pool only when every SKILL.md is read and parsed: a
-  // rescan only stats each one, and outruns the pool (paired runs at 10,000 skills: an
-  // unchanged rescan took 1.82x the floor with listings read ahead, 1.73x without). A walk in
-  // a parse worker never yields, so a listing read ahead could never arrive in time for it.
-  const discovery = await discoverSource(source, slicer, probe, options, knownIndex.size === 0 && slicer !== NEVER_YIELD);
+  const discovery = await discoverSource(source, slicer, probe, options);
   return { diagnostics: discovery.diagnostics, privateRefusals: discovery.privateRefusals, failed: discovery.failed };
 }
 

@@ -299,3 +299,58 @@ test("another source's root inside the package is not listed, nor a link into it
   // Listed per roots: the same directory without them lists the root's files as its own.
   assert.deepEqual((await listResources(dir)).files, ["guide.md", "private-root/roster.md", "references/vendor-root/x.md", "roster-link.md"]);
 });
+
+test("a skill folder's listing kept from discovery is used once, only while keeping is on, and lists what a read would", async () => {
+  const { keepDiscoveredListings, noteDiscoveredListing } = await import("../../src/package/discovered-listings.js");
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(root, "kept-")));
+  put(dir, { "SKILL.md": "---\nname: kept\n---\n", "forms.md": "x", "references/a.md": "a", ".env": "secret" });
+  const read = await listResources(dir);
+  // A listing of another folder stands in for this one's, so its use shows in the answer.
+  const other = fs.realpathSync(fs.mkdtempSync(path.join(root, "other-")));
+  put(other, { "SKILL.md": "x", "only-there.md": "y" });
+  const othersEntries = () => fs.readdirSync(other, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
+  noteDiscoveredListing(dir, othersEntries());
+  assert.deepEqual(await listResources(dir), read, "not kept while keeping is off");
+
+  keepDiscoveredListings(true);
+  try {
+    noteDiscoveredListing(dir, fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
+    assert.deepEqual(await listResources(dir), read, "discovery's own listing gives the listing a read gives");
+    noteDiscoveredListing(dir, othersEntries());
+    assert.deepEqual((await listResources(dir)).files, ["only-there.md"], "the kept listing is what is listed");
+    assert.deepEqual(await listResources(dir), read, "and it is taken once");
+  } finally {
+    keepDiscoveredListings(false);
+  }
+  keepDiscoveredListings(true);
+  keepDiscoveredListings(false);
+  noteDiscoveredListing(dir, othersEntries());
+  assert.deepEqual(await listResources(dir), read, "turning keeping off drops what was kept and keeps nothing more");
+});
+
+test("a kept listing of more than one batch (128 entries) is not used: the folder is read as always", async () => {
+  const { keepDiscoveredListings, noteDiscoveredListing } = await import("../../src/package/discovered-listings.js");
+  const sorted = (d: string) => fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const [count, used] of [
+    [127, true],
+    [128, false],
+  ] as const) {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(root, `batch-${count}-`)));
+    put(dir, { "SKILL.md": "x" });
+    for (let i = 0; i < count; i++) fs.writeFileSync(path.join(dir, `f${String(i).padStart(3, "0")}.md`), "");
+    const stand = fs.realpathSync(fs.mkdtempSync(path.join(root, `stand-${count}-`)));
+    put(stand, { "SKILL.md": "x" });
+    for (let i = 0; i < count; i++) fs.writeFileSync(path.join(stand, `g${String(i).padStart(3, "0")}.md`), "");
+    // SKILL.md plus `count` files: 128 entries is one batch, 129 is past it.
+    assert.equal(sorted(stand).length, count + 1);
+    keepDiscoveredListings(true);
+    try {
+      noteDiscoveredListing(dir, sorted(stand));
+      const listed = await listResources(dir);
+      assert.equal(listed.files[0], used ? "g000.md" : "f000.md", `${count + 1} entries`);
+    } finally {
+      keepDiscoveredListings(false);
+    }
+  }
+});

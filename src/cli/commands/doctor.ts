@@ -10,7 +10,7 @@ import { recentReplicas, replicasByDigest, REPLICA_SEEN_WITHIN_MS, type ReplicaB
 import { writeJson, type CliOutput } from "../output.js";
 import { oneLineShown, withHiddenCharactersShown } from "../../package/display-text.js";
 import { isScoped, withRuntime } from "../runtime-context.js";
-import { extensionReport } from "../extension-report.js";
+import { extensionReport, reportingOnPackages } from "../extension-report.js";
 import { compareSkills } from "../../registry/order.js";
 import { installedSkillDiagnostics } from "../installed-check.js";
 
@@ -30,7 +30,7 @@ export function registerDoctorCommand(program: Command, { out, run }: CommandHos
 export async function doctorCommand(options: DoctorOptions, out: CliOutput): Promise<ExitCode> {
   // Read before the skills: a store that cannot be opened is a usage error, and says so first.
   const beats = options.store === undefined ? null : await recentBeats(options.store, process.cwd());
-  return withRuntime(options, out, async ({ runtime, scope, cwd }): Promise<ExitCode> => {
+  return reportingOnPackages(() => withRuntime(options, out, async ({ runtime, scope, cwd }): Promise<ExitCode> => {
     const registry = runtime.registry(scope);
     const registryDigest = await runtime.registryDigest();
     const replicas = beats === null ? null : replicaReport(beats, storeShown(options.store!), registryDigest);
@@ -62,7 +62,7 @@ export async function doctorCommand(options: DoctorOptions, out: CliOutput): Pro
       out.data(`${skills} skill${skills === 1 ? "" : "s"} loaded; ${errors} error${errors === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}\n`);
     }
     return errors > 0 ? EXIT_FAILURE_FOUND : EXIT_OK;
-  });
+  }));
 }
 
 /** The replicas heard from recently on a store; a store that cannot be opened is a usage error. */

@@ -10,7 +10,7 @@ import { isScoped, withRuntime } from "../runtime-context.js";
 import { brokenSkillCount, brokenSkillsNote, noSkillsFoundText } from "../search-report.js";
 import { compareSkills } from "../../registry/order.js";
 import type { ExtensionVisibility } from "../../adapters/skill-entry.js";
-import { extensionNote, extensionReport } from "../extension-report.js";
+import { extensionNote, extensionReport, reportingOnPackages } from "../extension-report.js";
 
 const DESCRIPTION_WIDTH = 100;
 
@@ -21,7 +21,7 @@ export function registerListCommand(program: Command, { out, run }: CommandHost)
 }
 
 export async function listCommand(options: CommonOptions, out: CliOutput): Promise<ExitCode> {
-  return withRuntime(options, out, async ({ runtime, scope, sources }): Promise<ExitCode> => {
+  return reportingOnPackages(() => withRuntime(options, out, async ({ runtime, scope, sources }): Promise<ExitCode> => {
     const registry = runtime.registry(scope);
     const entries = await listEntries(registry);
     // The same diagnostics `doctor` shows this scope, so the count matches what it explains; only
@@ -40,7 +40,7 @@ export async function listCommand(options: CommonOptions, out: CliOutput): Promi
     }
     out.data(withHiddenCharactersShown(renderListText(entries)));
     return EXIT_OK;
-  });
+  }));
 }
 
 export interface ListEntry {
