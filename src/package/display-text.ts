@@ -35,8 +35,15 @@ export function oneLineShown(text: string): string {
   return withHiddenCharactersShown(text).replace(/[\n\r\u2028\u2029]/g, escaped);
 }
 
+/**
+ * Printable ASCII words with single spaces between them: already one line, with nothing hidden.
+ * Most descriptions are this, and a catalog of thousands asked the Unicode rule of each.
+ */
+const PLAIN_LINE = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
+
 /** `text` as one line: hidden characters dropped, every run of whitespace one space. */
 export function oneLineText(text: string): string {
+  if (PLAIN_LINE.test(text)) return text;
   return withoutHiddenCharacters(text).replace(/\s+/g, " ").trim();
 }
 

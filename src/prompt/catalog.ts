@@ -111,9 +111,12 @@ interface Entry {
   points: number;
   escapedPoints: number;
   /**
-   * For a description that escaping changes or that has characters outside the BMP: its code
-   * points, and the escaped length of each prefix. Other descriptions are measured in place.
+   * Null for a description measured in place (escaping leaves it as it is, and every character
+   * is one code unit). Otherwise the markup that escapes it, and once a cut has been measured,
+   * its code points and the escaped length of each prefix: worked out only for a description
+   * some cut shortens, since most of a large catalog is never cut.
    */
+  markup: Markup | null;
   chars: string[] | null;
   escapedPrefix: Int32Array | null;
 }
@@ -124,31 +127,44 @@ function ordered(skills: readonly SkillInfo[], markup: Markup): Entry[] {
     .map((skill): Entry => {
       const description = oneLineText(skill.description);
       const plain = !SURROGATE.test(description) && markup.escape(description) === description;
-      const entry: Entry = {
+      return {
         name: skill.name,
         description,
         origin: skill.origin,
         label: skill.label,
-        points: description.length,
-        escapedPoints: description.length,
+        points: plain ? description.length : codePoints(description),
+        escapedPoints: plain ? description.length : codePoints(markup.escape(description)),
+        markup: plain ? null : markup,
         chars: null,
         escapedPrefix: null,
       };
-      if (!plain) {
-        const chars = Array.from(description);
-        const prefix = new Int32Array(chars.length + 1);
-        for (let i = 0; i < chars.length; i++) prefix[i + 1] = prefix[i]! + codePoints(markup.escape(chars[i]!));
-        entry.chars = chars;
-        entry.escapedPrefix = prefix;
-        entry.points = chars.length;
-        entry.escapedPoints = prefix[chars.length]!;
-      }
-      return entry;
     })
     .sort(
       (a, b) =>
         ORIGIN_RANK[a.origin] - ORIGIN_RANK[b.origin] || compareNames(a.label, b.label) || compareNames(a.name, b.name),
     );
+}
+
+/** Escaped code points of each character, per markup: escaping is character by character. */
+const escapedLengths = new WeakMap<Markup, Map<string, number>>();
+
+/** The code points of `entry`'s description and the escaped length of each prefix, worked out once. */
+function cutTable(entry: Entry & { markup: Markup }): { chars: string[]; prefix: Int32Array } {
+  if (entry.chars === null || entry.escapedPrefix === null) {
+    let lengths = escapedLengths.get(entry.markup);
+    if (!lengths) escapedLengths.set(entry.markup, (lengths = new Map()));
+    const chars = Array.from(entry.description);
+    const prefix = new Int32Array(chars.length + 1);
+    for (let i = 0; i < chars.length; i++) {
+      const char = chars[i]!;
+      let length = lengths.get(char);
+      if (length === undefined) lengths.set(char, (length = codePoints(entry.markup.escape(char))));
+      prefix[i + 1] = prefix[i]! + length;
+    }
+    entry.chars = chars;
+    entry.escapedPrefix = prefix;
+  }
+  return { chars: entry.chars, prefix: entry.escapedPrefix };
 }
 
 function shorten(text: string, cap: number): string {
@@ -165,12 +181,13 @@ function descriptionLength(entry: Entry, cap: number, ellipsis: number): number 
   if (entry.points <= cap) return entry.escapedPoints;
   let kept = Math.max(cap - 1, 0);
   // `shorten` trims the white space the cut leaves at its end.
-  if (entry.chars === null) {
+  if (entry.markup === null) {
     while (kept > 0 && WHITE_SPACE.test(entry.description[kept - 1]!)) kept--;
     return kept + ellipsis;
   }
-  while (kept > 0 && WHITE_SPACE.test(entry.chars[kept - 1]!)) kept--;
-  return entry.escapedPrefix![kept]! + ellipsis;
+  const { chars, prefix } = cutTable(entry as Entry & { markup: Markup });
+  while (kept > 0 && WHITE_SPACE.test(chars[kept - 1]!)) kept--;
+  return prefix[kept]! + ellipsis;
 }
 
 function groups(entries: readonly Entry[]): Array<{ label: string; entries: Entry[] }> {
