@@ -23,6 +23,8 @@ import { defaultReplicaName, startReplicaHeartbeat } from "../../session/replica
 export const DEFAULT_CATALOG_BUDGET_CHARS = 8000;
 /** After a clean shutdown nothing should keep the process alive; if something does, stop anyway. */
 const EXIT_GRACE_MS = 3000;
+/** How long a stdio server waits after it starts serving before it works out its registry digest (see below). */
+const STDIO_DIGEST_DELAY_MS = 2000;
 
 export interface McpOptions extends Omit<CommonOptions, "json"> {
   http?: number;
@@ -223,11 +225,16 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
 
   // What an operator compares across replicas: one digest per replica, the same on all of them.
   // Logged once computed, never waited for: it reads every SKILL.md again, which at 10,000
-  // skills took seconds, and a client must not wait that long for its first answer.
-  void runtime.registryDigest().then(
-    (digest) => out.log(`registry digest ${digest}`),
-    (error: unknown) => out.log(`registry digest not computed: ${error instanceof Error ? error.message : String(error)}`),
-  );
+  // skills took seconds, and a client must not wait that long for its first answer. Over stdio
+  // nobody else asks for it, so it starts once the client has had its first answers: at 3,000
+  // skills its reads took the main thread for as long as the client's first `tools/list` took.
+  const logDigest = (): void =>
+    void runtime.registryDigest().then(
+      (digest) => out.log(`registry digest ${digest}`),
+      (error: unknown) => out.log(`registry digest not computed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  if (options.http !== undefined) logDigest();
+  else setTimeout(logDigest, STDIO_DIGEST_DELAY_MS).unref();
 
   const unsubscribe = options.watch
     ? runtime.onChange(() => {
