@@ -89,10 +89,22 @@ export type EntryPlan =
   | { ok: false; reason: string };
 
 /**
- * The package's files as the extension publishes them, or why it publishes none: SKILL.md plus
- * the resource listing, each stamped, within the extension's limits of files and bytes.
+ * How `packageFiles` stamps each file: with the version the digest cache knows its bytes by
+ * (an entry about to be published), or with its size alone (a verdict, which needs no more).
  */
-async function packageFiles(skill: RegisteredSkill, sourceRoots: readonly string[]): Promise<{ ok: true; files: PackageFile[]; total: number } | { ok: false; reason: string }> {
+type Stamping = "versions" | "sizes";
+
+/**
+ * The package's files as the extension publishes them, or why it publishes none: SKILL.md plus
+ * the resource listing, each stamped, within the extension's limits of files and bytes. Stamped
+ * by size, it also says whether SKILL.md is still the regular file, not a link, that loading
+ * read (`manifestAsLoaded`), from the same `lstat`.
+ */
+async function packageFiles(
+  skill: RegisteredSkill,
+  sourceRoots: readonly string[],
+  stamping: Stamping = "versions",
+): Promise<{ ok: true; files: PackageFile[]; total: number; manifestAsLoaded: boolean } | { ok: false; reason: string }> {
   const refuse = (reason: string) => ({ ok: false as const, reason });
   if (path.basename(skill.skillFile) !== "SKILL.md") return refuse("its manifest is named skill.md; the extension serves SKILL.md only");
 
@@ -105,10 +117,18 @@ async function packageFiles(skill: RegisteredSkill, sourceRoots: readonly string
   // listing's bound can never publish more files than the extension allows.
   if (relPaths.length > SKILL_LIMITS.files) return refuse(`it has more than ${SKILL_LIMITS.files} files`);
   const files: PackageFile[] = [];
+  let manifestAsLoaded = false;
   for (const rel of relPaths) {
     // A backstop: only `.` and `..` make a non-canonical URI, and no listed file has those names.
     if (!isCanonical(skillUri(skill.name, rel))) return refuse(`the file name ${JSON.stringify(rel)} cannot be written as a URI`);
-    const stamp = stampOf(path.join(skill.dir, ...rel.split("/")));
+    const file = path.join(skill.dir, ...rel.split("/"));
+    let stamp: Pick<PackageFile, "size" | "version"> | null;
+    if (stamping === "versions") stamp = stampOf(file);
+    else if (rel === "SKILL.md") {
+      const manifest = manifestSize(file, skill);
+      stamp = manifest && { size: manifest.size, version: "" };
+      manifestAsLoaded = manifest?.asLoaded === true;
+    } else stamp = sizeOf(file);
     if (!stamp) return refuse(`${rel} vanished while it was listed`);
     files.push({ path: rel, ...stamp });
   }
@@ -116,7 +136,7 @@ async function packageFiles(skill: RegisteredSkill, sourceRoots: readonly string
   let total = 0;
   for (const file of files) total += file.size;
   if (total > SKILL_LIMITS.bytes) return refuse(`its files add up to ${total} bytes, over ${SKILL_LIMITS.bytes}`);
-  return { ok: true, files, total };
+  return { ok: true, files, total, manifestAsLoaded };
 }
 
 export async function planSkillEntry(skill: RegisteredSkill, sourceRoots: readonly string[] = []): Promise<EntryPlan> {
@@ -167,9 +187,9 @@ export interface ExtensionVisibility {
  */
 export async function extensionVisibility(skill: RegisteredSkill, sourceRoots: readonly string[] = []): Promise<ExtensionVisibility> {
   if (skill.entryReady) {
-    const listed = await packageFiles(skill, sourceRoots);
+    const listed = await packageFiles(skill, sourceRoots, "sizes");
     if (!listed.ok) return { served: false, reason: listed.reason, leftOut: [] };
-    if (isLoadedFile(skill)) return { served: true, reason: null, leftOut: [] };
+    if (listed.manifestAsLoaded) return { served: true, reason: null, leftOut: [] };
   }
   const plan = await planSkillEntry(skill, sourceRoots);
   return plan.ok ? { served: true, reason: null, leftOut: plan.leftOut } : { served: false, reason: plan.reason, leftOut: [] };
@@ -216,16 +236,29 @@ export interface PackageFile {
 }
 
 /**
- * Whether SKILL.md is still the regular file, not a link, with the stamp it was loaded at.
+ * SKILL.md's size as a read would find it (through a link), and whether it is still the regular
+ * file, not a link, with the stamp it was loaded at: one `lstat`, and a `stat` only for a link.
  * Synchronous, as `stampOf` is, for the same reason.
  */
-function isLoadedFile(skill: RegisteredSkill): boolean {
+function manifestSize(file: string, skill: RegisteredSkill): { size: number; asLoaded: boolean } | null {
   try {
-    // The path the plan reads: SKILL.md in the skill's real directory.
-    const stat = fs.lstatSync(path.join(skill.dir, "SKILL.md"));
-    return stat.isFile() && stat.size === skill.stamp.size && stat.mtimeMs === skill.stamp.mtimeMs && stat.ino === skill.stamp.ino;
+    const stat = fs.lstatSync(file);
+    if (stat.isFile()) return { size: stat.size, asLoaded: stat.size === skill.stamp.size && stat.mtimeMs === skill.stamp.mtimeMs && stat.ino === skill.stamp.ino };
+    if (!stat.isSymbolicLink()) return null;
+    const size = sizeOf(file);
+    return size && { size: size.size, asLoaded: false };
   } catch {
-    return false;
+    return null;
+  }
+}
+
+/** A regular file's size (through a link), without the version: what a verdict needs. */
+function sizeOf(file: string): { size: number; version: "" } | null {
+  try {
+    const stat = fs.statSync(file);
+    return stat.isFile() ? { size: stat.size, version: "" } : null;
+  } catch {
+    return null;
   }
 }
 

@@ -150,8 +150,14 @@ async function directoryStamp(dir: string): Promise<string | null> {
 }
 
 function directoryStampSync(dir: string): string | null {
+  const stat = directoryStatSync(dir, true);
+  return stat === null ? null : settledStamp(stat as BigIntStats);
+}
+
+/** A directory's `stat`, with nanosecond times when it is to be stamped; null when it cannot be stat'ed. */
+function directoryStatSync(dir: string, stamping: boolean): fs.Stats | BigIntStats | null {
   try {
-    return settledStamp(fs.statSync(dir, { bigint: true }));
+    return stamping ? fs.statSync(dir, { bigint: true }) : fs.statSync(dir);
   } catch {
     return null;
   }
@@ -181,6 +187,11 @@ class PackageWalk {
   /** False once a directory could not be read whole: such a listing is not kept. */
   private keepable = true;
   private syncReadsLeft = SYNC_READ_DIRECTORIES;
+  /**
+   * False for a walk started from discovery's listing: its top directory has no stamp, so the
+   * listing can never be kept, and stamping the others would only cost a bigint `stat` each.
+   */
+  private stamping = true;
 
   /** The source roots below the skill's real directory, set once that is known. */
   private sourceRoots: readonly string[] = [];
@@ -196,6 +207,7 @@ class PackageWalk {
       // path then: discovery walks real directories). Not kept: it is never cached without a stamp.
       const discovered = takeDiscoveredListing(this.dir);
       const seeded = discovered !== undefined && discovered.length <= READ_BATCH;
+      if (seeded) this.stamping = false;
       // The same native call fs/promises makes, without the trip through the thread pool.
       this.realDir = seeded ? this.dir : fs.realpathSync.native(this.dir);
       this.sourceRoots = sourceRootsInside(this.realDir, this.allSourceRoots);
@@ -220,14 +232,15 @@ class PackageWalk {
     if (this.syncReadsLeft > 0) {
       this.syncReadsLeft--;
       // Stamped before its entries are read, so a change made while they are read shows as a new stamp.
-      const stamp = directoryStampSync(dirPath);
-      const small = smallListingSync(dirPath);
+      const stat = directoryStatSync(dirPath, this.stamping);
+      const stamp = stat !== null && typeof stat.size === "bigint" ? settledStamp(stat as BigIntStats) : null;
+      const small = smallListingSync(dirPath, stat === null ? null : Number(stat.size));
       if (small) return this.took(small, dirPath, stamp);
       // Larger than a batch, or unreadable: the asynchronous read below takes it from the start.
     }
     const entries: Dirent[] = [];
     // Stamped before its entries are read, so a change made while they are read shows as a new stamp.
-    const stamped = directoryStamp(dirPath);
+    const stamped = this.stamping ? directoryStamp(dirPath) : null;
     try {
       const handle = await fsp.opendir(dirPath, { bufferSize: READ_BATCH });
       // Breaking out of the loop closes the handle.
@@ -333,11 +346,31 @@ class PackageWalk {
 }
 
 /**
+ * A directory whose `stat` size is at most this is read whole in one call. Every common file
+ * system reports a directory's size growing with its entries (ext4 and xfs by block, tmpfs 20
+ * bytes an entry, btrfs twice the names' length, zfs one an entry), so this many bytes hold a few
+ * hundred entries at most; a larger one is read through a bounded handle. A file system that
+ * reports a huge directory as small costs one unbounded read here, as discovery's own listing of
+ * every folder it walks already does; what is listed stays bounded either way.
+ */
+const SMALL_DIRECTORY_BYTES = 4096;
+
+/**
  * Every entry of `dir` when it holds at most one batch, read synchronously; null when it holds
  * more or cannot be read, for the asynchronous read to take from the start (reporting errors as
- * it always has). Stopping one entry past the batch bounds the work to two batches.
+ * it always has). A directory its size says is small is read in one call (a handle cost three
+ * times as much: Node builds two promise wrappers for each); any other through a handle, stopping
+ * one entry past the batch, which bounds the work to two batches.
  */
-function smallListingSync(dir: string): Dirent[] | null {
+function smallListingSync(dir: string, size: number | null): Dirent[] | null {
+  if (size !== null && size > 0 && size <= SMALL_DIRECTORY_BYTES) {
+    try {
+      const entries = fs.readdirSync(dir, { withFileTypes: true });
+      return entries.length <= READ_BATCH ? entries : null;
+    } catch {
+      return null;
+    }
+  }
   let handle: fs.Dir;
   try {
     handle = fs.opendirSync(dir, { bufferSize: READ_BATCH });
