@@ -21,7 +21,7 @@ import { summarise } from "./measure.js";
 import { ms, thousands } from "./report.js";
 
 const BENCH = import.meta.dirname;
-const CLI = path.join(BENCH, "..", "dist/src/cli/main.js");
+const CLI = path.join(BENCH, "..", "dist/cli/skillport.js");
 const MODULES = path.join(BENCH, "peers", "node_modules");
 /** No request may hold the run: a scan slower than this is reported as failed. */
 const REQUEST_TIME_LIMIT_MS = 180_000;

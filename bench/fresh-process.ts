@@ -17,7 +17,7 @@ import type { BenchTree } from "./bench-tree.js";
 import { summarise } from "./measure.js";
 
 const REPO = path.resolve(import.meta.dirname, "..");
-const CLI = path.join(REPO, "dist/src/cli/main.js");
+const CLI = path.join(REPO, "dist/cli/skillport.js");
 
 export interface PairedSample {
   /** Milliseconds per run, and the floor's per run, taken alternately. */

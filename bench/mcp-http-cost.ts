@@ -39,7 +39,7 @@ import { summarise } from "./measure.js";
 const BENCH = import.meta.dirname;
 const REPO = path.resolve(BENCH, "..");
 /** The built CLI; another build can be named for a before-and-after comparison by hand. */
-const CLI = process.env["BENCH_SKILLPORT_CLI"] ?? path.join(REPO, "dist/src/cli/main.js");
+const CLI = process.env["BENCH_SKILLPORT_CLI"] ?? path.join(REPO, "dist/cli/skillport.js");
 const MINIMAL = path.join(BENCH, "minimal-mcp-http-server.mjs");
 const PROBE = path.join(BENCH, "heap-probe.mjs");
 const PROTOCOL = "2025-06-18";

@@ -33,7 +33,7 @@ export async function measureMcpRoundTrips(tree: BenchTree, samples: number): Pr
   const transport = new StdioClientTransport({
     command: process.execPath,
     // The built CLI under plain Node, as `npx skillport mcp` runs it.
-    args: [path.join(REPO, "dist/src/cli/main.js"), "mcp", ...tree.groups.flatMap((g) => ["--root", g])],
+    args: [path.join(REPO, "dist/cli/skillport.js"), "mcp", ...tree.groups.flatMap((g) => ["--root", g])],
     cwd: tree.root,
     env: { ...process.env, HOME: tree.root } as Record<string, string>,
     stderr: "ignore",

@@ -336,12 +336,28 @@ function wellFormed(entry: unknown): entry is Entry {
  * parses what the fast tier hands on, and Node's Unicode tables (the name rules use them).
  */
 function buildKey(): string {
+  const here = fileURLToPath(import.meta.url);
+  // The bundled command carries the hash of the modules it was built from (scripts/build-cli.mjs),
+  // which are not beside it; run from those modules or from source, they are hashed where they are.
+  const code = typeof SKILLPORT_PARSE_CODE_HASH === "string" ? SKILLPORT_PARSE_CODE_HASH : parseCodeHash(path.dirname(here), path.extname(here));
+  return createHash("sha256")
+    .update(`code ${code}\0yaml ${yamlVersion()}\0unicode ${process.versions.unicode ?? ""}\0node ${process.versions.node}`)
+    .digest("hex");
+}
+
+/** Set by the bundler for the bundled command: `parseCodeHash` of the modules it bundled. */
+declare const SKILLPORT_PARSE_CODE_HASH: string | undefined;
+
+/**
+ * A hash of the code a cached record depends on: every module of the package layer and the
+ * record's own form, by name below the registry's folder and by content. `registryDir` is the
+ * folder holding this module, `extension` its modules' (`.ts` run from source, `.js` built).
+ */
+export function parseCodeHash(registryDir: string, extension: string): string {
   const hash = createHash("sha256");
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const extension = path.extname(fileURLToPath(import.meta.url));
-  const files = [...codeFiles(path.join(here, "..", "package"), extension), ...["skill-wire", "walk-job", "parse-cache"].map((name) => path.join(here, name + extension))];
+  const files = [...codeFiles(path.join(registryDir, "..", "package"), extension), ...["skill-wire", "walk-job", "parse-cache"].map((name) => path.join(registryDir, name + extension))];
   for (const file of files) {
-    hash.update(file.slice(here.length - "registry".length));
+    hash.update(file.slice(registryDir.length - "registry".length));
     hash.update("\0");
     try {
       hash.update(fs.readFileSync(file));
@@ -350,7 +366,6 @@ function buildKey(): string {
     }
     hash.update("\0");
   }
-  hash.update(`yaml ${yamlVersion()}\0unicode ${process.versions.unicode ?? ""}\0node ${process.versions.node}`);
   return hash.digest("hex");
 }
 

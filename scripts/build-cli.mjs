@@ -1,0 +1,66 @@
+// Bundles the `skillport` command (dist/cli/) from the compiled modules (dist/src/), after `tsc`.
+//
+// Why: a fresh process is what a user waits for on every `skillport list` and every MCP server an
+// agent starts, and Node 20 resolves, reads and links each ES module on its own: about 130 of
+// ours, and the MCP SDK, zod and ajv behind `mcp`, took 150-250 ms of each start. The bundle is
+// a handful of files; each command's code stays in its own chunk, loaded when that command runs.
+// The library (dist/src/) is not bundled: a host imports what it uses, and shares its own copy of
+// the MCP SDK and zod with ours.
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import * as esbuild from "esbuild";
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const compiled = path.join(repo, "dist", "src");
+const out = path.join(repo, "dist", "cli");
+
+// The parse cache keys its records by the code that parses; the bundle is not laid out as the
+// modules are, so it carries their hash, worked out here by the cache's own rule.
+const { parseCodeHash } = await import(pathToFileURL(path.join(compiled, "registry", "parse-cache.js")).href);
+const codeHash = parseCodeHash(path.join(compiled, "registry"), ".js");
+
+fs.rmSync(out, { recursive: true, force: true });
+const result = await esbuild.build({
+  // The parse worker is an entry of its own, beside the chunk that starts it (parse-pool.ts
+  // finds it as `./parse-worker.js` next to itself).
+  entryPoints: { skillport: path.join(compiled, "cli", "main.js"), "parse-worker": path.join(compiled, "registry", "parse-worker.js") },
+  outdir: out,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20.19",
+  // CommonJS packages bundled into an ES module call `require` for Node's own modules.
+  banner: { js: 'import { createRequire as __skillportCreateRequire } from "node:module"; const require = __skillportCreateRequire(import.meta.url);' },
+  define: { SKILLPORT_PARSE_CODE_HASH: JSON.stringify(codeHash) },
+  legalComments: "none",
+  metafile: true,
+  logLevel: "warning",
+});
+
+// What the bundle copies from other packages, and each one's licence, shipped beside it.
+const packages = new Map();
+for (const input of Object.keys(result.metafile.inputs)) {
+  const match = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input.split(path.sep).join("/"));
+  if (!match) continue;
+  const dir = path.join(repo, input.slice(0, match.index + match[0].length));
+  if (!packages.has(dir)) packages.set(dir, match[1]);
+}
+const notices = ["# Third-party code in the bundled command", "", "`dist/cli/` bundles code from these packages; each one's licence follows.", ""];
+for (const dir of [...packages.keys()].sort()) {
+  const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+  const licenceFile = fs.readdirSync(dir).find((name) => /^(licen[cs]e|copying)(\.|$)/i.test(name));
+  notices.push(`## ${pkg.name} ${pkg.version} (${typeof pkg.license === "string" ? pkg.license : "see below"})`, "");
+  notices.push(licenceFile ? fs.readFileSync(path.join(dir, licenceFile), "utf8").trim() : `No licence file in the package; its package.json says ${JSON.stringify(pkg.license ?? null)}.`, "");
+  // An Apache-2.0 package's NOTICE travels with its code.
+  const noticeFile = fs.readdirSync(dir).find((name) => /^notice(\.|$)/i.test(name));
+  if (noticeFile) notices.push(fs.readFileSync(path.join(dir, noticeFile), "utf8").trim(), "");
+}
+fs.writeFileSync(path.join(out, "THIRD-PARTY-NOTICES.md"), notices.join("\n"));
+fs.chmodSync(path.join(out, "skillport.js"), 0o755);
+
+const bytes = Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);
+const digest = createHash("sha256").update(codeHash).digest("hex").slice(0, 12);
+console.error(`bundled dist/cli: ${Object.keys(result.metafile.outputs).length} files, ${(bytes / 1024).toFixed(0)} KiB, ${packages.size} packages (parse code ${digest})`);

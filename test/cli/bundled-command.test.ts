@@ -1,0 +1,116 @@
+/**
+ * The bundled command (`dist/cli/`, what `skillport` runs once built or installed) against the
+ * command run from source: the same output on real skills, an MCP server a real client talks to,
+ * and a parse worker that starts from the bundle and walks a source. Needs the build
+ * (`npm run build`, which CI runs before the tests); skipped without it.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { test } from "node:test";
+import { Worker } from "node:worker_threads";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { DEFAULT_WALK_OPTIONS } from "../../src/registry/discover.js";
+import type { ParseWorkerMessage } from "../../src/registry/parse-protocol.js";
+import { CORPUS, EXAMPLES } from "../support/tmp.js";
+import { homeEnv, REPO, runCli, sandbox, type CliRun } from "./cli-process.js";
+
+const BUNDLE = path.join(REPO, "dist", "cli");
+const COMMAND = path.join(BUNDLE, "skillport.js");
+const built = fs.existsSync(COMMAND);
+const skipUnbuilt = built ? false : "needs the built command (`npm run build`, which CI runs before the tests)";
+
+function runBundled(args: string[], env: Record<string, string>, cwd: string): Promise<CliRun> {
+  const child = spawn(process.execPath, [COMMAND, ...args], { cwd, env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`bundled skillport ${args.join(" ")} did not exit within 180 s\n${stderr}`));
+    }, 180_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test("the bundled command prints what the source prints, byte for byte, on the corpus and the examples", { skip: skipUnbuilt }, async () => {
+  const box = sandbox();
+  const roots = ["--root", CORPUS, "--root", EXAMPLES];
+  const commands = [
+    ["list", "--json", ...roots],
+    ["list", ...roots],
+    ["doctor", "--json", ...roots],
+    ["prompt", ...roots],
+    ["prompt", "--skills-ref", ...fs.readdirSync(CORPUS).map((name) => path.join(CORPUS, name))],
+    ["validate", "--json", ...fs.readdirSync(CORPUS).map((name) => path.join(CORPUS, name))],
+    ["show", "release-notes", "--json", ...roots],
+    ["list", "--root", path.join(box.cwd, "missing")],
+    ["no-such-command"],
+  ];
+  for (const args of commands) {
+    const bundled = await runBundled(args, box.env, box.cwd);
+    const source = await runCli(args, { cwd: box.cwd, env: box.env });
+    assert.deepEqual(bundled, source, `skillport ${args.slice(0, 2).join(" ")}`);
+  }
+});
+
+test("the bundled command serves MCP over stdio to the SDK's client", { skip: skipUnbuilt }, async () => {
+  const box = sandbox();
+  const client = new Client({ name: "bundle-probe", version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [COMMAND, "mcp", "--no-log", "--root", EXAMPLES], cwd: box.cwd, env: { ...process.env, ...homeEnv(box.home) } as Record<string, string>, stderr: "ignore" }),
+  );
+  try {
+    const { tools } = await client.listTools();
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ["skill"],
+    );
+    const activated = await client.callTool({ name: "skill", arguments: { name: "release-notes" } });
+    const text = (activated.content as Array<{ type: string; text: string }>)[0]!.text;
+    assert.match(text, /release-notes/);
+    assert.equal(activated.isError ?? false, false);
+    const prompts = await client.listPrompts();
+    assert.ok(prompts.prompts.some((p) => p.name === "release-notes"));
+  } finally {
+    await client.close();
+  }
+});
+
+test("the bundled parse worker starts beside the bundle and walks a source", { skip: skipUnbuilt }, async () => {
+  const worker = new Worker(path.join(BUNDLE, "parse-worker.js"));
+  try {
+    const messages: ParseWorkerMessage[] = [];
+    const done = new Promise<void>((resolve, reject) => {
+      worker.on("error", reject);
+      worker.on("exit", (code) => reject(new Error(`the worker exited with code ${code}`)));
+      worker.on("message", (message: ParseWorkerMessage) => {
+        messages.push(message);
+        if (message.kind === "ready") worker.postMessage({ id: 1, kind: "walk", source: EXAMPLES, known: { dirs: [], stamps: new Float64Array(0) }, options: DEFAULT_WALK_OPTIONS });
+        if (message.kind === "done") resolve();
+      });
+    });
+    await done;
+    const found = messages.flatMap((m) => (m.kind === "found" ? m.found : []));
+    const names = found.map((f) => (typeof f === "number" ? String(f) : JSON.stringify(f))).join("\n");
+    for (const name of fs.readdirSync(EXAMPLES)) assert.match(names, new RegExp(`"${name}"`), `the walk found ${name}`);
+  } finally {
+    await worker.terminate();
+  }
+});
+
+test("the bundle ships the licence of every package it copies code from", { skip: skipUnbuilt }, () => {
+  const notices = fs.readFileSync(path.join(BUNDLE, "THIRD-PARTY-NOTICES.md"), "utf8");
+  for (const name of ["@modelcontextprotocol/sdk", "commander", "yaml", "zod"]) {
+    const version = (JSON.parse(fs.readFileSync(path.join(REPO, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+    assert.match(notices, new RegExp(`^## ${name.replace(/[/@]/g, "\\$&")} ${version.replace(/\./g, "\\.")} `, "m"));
+  }
+  assert.match(notices, /Permission is hereby granted/);
+});
