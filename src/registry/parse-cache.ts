@@ -195,8 +195,42 @@ function sameAfterJson(value: unknown): boolean {
   }
 }
 
+/**
+ * How old a temporary file of a cache write must be to count as abandoned: a write takes
+ * milliseconds, so one this old belongs to a process killed between its write and its rename.
+ */
+export const ABANDONED_TEMPORARY_MS = 10 * 60 * 1000;
+
+/**
+ * Removes the temporary files of writes to `file` that were never renamed: without this, every
+ * process killed mid-write (a closed terminal, an agent's server stopped) would leave a copy of
+ * the cache behind for good. Only names this module writes, only in the cache's own directory,
+ * only once abandoned; `unlink` removes a link, never what it leads to.
+ */
+function sweepAbandoned(file: string): void {
+  const dir = path.dirname(file);
+  const prefix = `.${path.basename(file)}.`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  const cutoff = Date.now() - ABANDONED_TEMPORARY_MS;
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith(".tmp")) continue;
+    const temporary = path.join(dir, name);
+    try {
+      if (fs.lstatSync(temporary).mtimeMs < cutoff) fs.unlinkSync(temporary);
+    } catch {
+      // Gone meanwhile, or not ours to remove: left as it is.
+    }
+  }
+}
+
 /** Temporary file in the same directory, then a rename: a reader sees the old file or the new one, whole. */
 function writeAtomically(file: string, text: string): void {
+  sweepAbandoned(file);
   const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     const fd = fs.openSync(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);

@@ -12,6 +12,7 @@ import { before, describe, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { createSkillRuntime } from "../../src/runtime.js";
 import { packageVersion } from "../../src/package/skillport-version.js";
+import { ABANDONED_TEMPORARY_MS } from "../../src/registry/parse-cache.js";
 import { homeEnv, runCli, type CliRun } from "../cli/cli-process.js";
 import { realTempDir } from "../support/tmp.js";
 
@@ -136,6 +137,7 @@ const LABELS = [
   "library",
   "future-mtime",
   "not-json",
+  "abandoned",
 ];
 
 describe("parse cache", { timeout: 600_000 }, () => {
@@ -223,6 +225,30 @@ describe("parse cache", { timeout: 600_000 }, () => {
     writeCache(c, { ...cache, version: "0.0.0-other" });
     assert.equal(descriptions(await list(c)).alpha, description("alpha"));
     assert.equal(readCache(c).version, packageVersion());
+  });
+
+  test("a write removes its file's temporaries abandoned by killed writers, and nothing else", { timeout: 120_000 }, async () => {
+    const c = caseOf("abandoned");
+    assert.equal((await list(c)).code, 0);
+    const file = cacheFile(c);
+    const temporary = (tag: string) => path.join(cacheDir(c), `.${path.basename(file)}.4242.${tag}.tmp`);
+    const aged = (target: string, ageMs: number) => {
+      fs.writeFileSync(target, "{");
+      const at = new Date(Date.now() - ageMs);
+      fs.utimesSync(target, at, at);
+    };
+    // Past the bound and just inside it (a margin for the time the run takes to reach its write).
+    aged(temporary("past"), ABANDONED_TEMPORARY_MS + 30_000);
+    aged(temporary("inside"), ABANDONED_TEMPORARY_MS - 30_000);
+    // Old, but not a temporary of this file: another source's, and a name this module never writes.
+    aged(path.join(cacheDir(c), ".0000000000000000000000000000000.json.4242.x.tmp"), ABANDONED_TEMPORARY_MS * 3);
+    aged(path.join(cacheDir(c), "notes.tmp"), ABANDONED_TEMPORARY_MS * 3);
+    // A skill removed: the cache file is written again.
+    fs.rmSync(path.join(c.root, "beta"), { recursive: true });
+    assert.equal((await list(c)).code, 0);
+    assert.equal(Object.keys(readCache(c).entries).length, 2, "the cache was written again");
+    const left = fs.readdirSync(cacheDir(c)).sort();
+    assert.deepEqual(left, [".0000000000000000000000000000000.json.4242.x.tmp", `.${path.basename(file)}.4242.inside.tmp`, path.basename(file), "notes.tmp"].sort());
   });
 
   test("a file written by another build of the parser is ignored and rewritten", { timeout: 120_000 }, async () => {
