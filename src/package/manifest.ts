@@ -258,18 +258,29 @@ function toolList(raw: Record<string, unknown>, key: string, findings: Findings)
 export function splitToolList(text: string): string[] {
   const tools: string[] = [];
   let depth = 0;
-  let current = "";
-  for (const c of text) {
-    if (c === "(") depth++;
-    else if (c === ")") depth = Math.max(0, depth - 1);
-    if (depth === 0 && (c === "," || /\s/.test(c))) {
-      if (current !== "") tools.push(current);
-      current = "";
-    } else current += c;
+  // Each name is the run of code units between two separators, taken with one slice: building
+  // it a character at a time cost a large load a string per character.
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0x28) depth++;
+    else if (code === 0x29) depth = Math.max(0, depth - 1);
+    if (depth === 0 && (code === 0x2c || isSpace(code, text, i))) {
+      if (i > start) tools.push(text.slice(start, i));
+      start = i + 1;
+    }
   }
-  if (current !== "") tools.push(current);
+  if (text.length > start) tools.push(text.slice(start));
   return tools;
 }
+
+/** Whether the code unit at `i` is white space as `\s` has it (no surrogate half ever is). */
+function isSpace(code: number, text: string, i: number): boolean {
+  if (code < 0x80) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  return WHITE_SPACE.test(text[i]!);
+}
+
+const WHITE_SPACE = /\s/;
 
 function nested(v: unknown, key: string): unknown {
   return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>)[key] : undefined;

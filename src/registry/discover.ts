@@ -245,14 +245,16 @@ async function walkTree(realRoot: string, walk: Walk): Promise<void> {
     }
     const entry = frame.entries[frame.next++]!;
     if (isLeftOutOfPackage(entry.name) || (frame.isSkill && RESOURCE_FOLDERS.has(entry.name))) continue;
+    // A file (SKILL.md among them) leads nowhere: its path is not even built.
+    const link = entry.isSymbolicLink();
+    if (!link && !entry.isDirectory()) continue;
     // Plain concatenation: both parts are already clean, and path.join costs more than the stat.
     const child = frame.dir + path.sep + entry.name;
     let real: string | null;
-    if (entry.isSymbolicLink()) {
+    if (link) {
       real = followLink(child, frame.dir, chain, walk);
       walk.visited ??= new Set([walk.realRoot, ...walk.plain]);
-    } else if (!entry.isDirectory()) continue;
-    else real = walk.privatePaths.has(child) ? plainIntoPrivate(child, walk) : child;
+    } else real = walk.privatePaths.has(child) ? plainIntoPrivate(child, walk) : child;
     if (real === null) continue;
     // Another source's root, left to it (a writable one, or one inside a writable one): what lies there is that source's alone.
     // A link may lead anywhere below such a root, a plain folder only into the root itself.
@@ -339,7 +341,8 @@ function readEntries(dir: string, walk: Walk): fs.Dirent[] {
   try {
     const entries = fs.readdirSync(dir, { withFileTypes: true });
     // readdir order is filesystem-specific; sorting makes "first found wins" the same everywhere.
-    return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // (A listing of one entry, a skill folder holding only SKILL.md, has nothing to sort.)
+    return entries.length < 2 ? entries : entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch (error) {
     const code = errorCode(error);
     // Removed while walking: it simply has no skills now.
