@@ -28,12 +28,6 @@ export interface LoaderOutcome {
    * of the ratio.
    */
   pairedFloorMs: number[];
-  /**
-   * The parse floor (list, read, js-yaml; `loaders.ts`) timed in this same process right after
-   * each floor read, so the target against it is paired as the read floor's is; empty for the
-   * floors themselves.
-   */
-  pairedParseFloorMs?: number[];
   found: number;
   /** Skills whose description matches a full YAML parse; null when the loader keeps none. */
   correct: number | null;
@@ -67,25 +61,13 @@ function floorMs(tree: BenchTree): number {
   return performance.now() - start;
 }
 
-/**
- * A warm-up load, then `runs` timed loads, each released before the next and each after a floor
- * read (and, given `parseFloor`, after the parse floor too).
- */
+/** A warm-up load, then `runs` timed loads, each released before the next and each after a floor read. */
 async function timeLoads(
   load: LoadTree,
   tree: BenchTree,
   runs: number,
-  parseFloor: LoadTree | null,
-): Promise<{ first: TimedRun; runs: TimedRun[]; found: number; pairedFloorMs: number[]; pairedParseFloorMs: number[] }> {
-  const pairedParseFloorMs: number[] = [];
-  const parseFloorMs = async () => {
-    if (!parseFloor) return;
-    const start = performance.now();
-    await parseFloor(tree);
-    pairedParseFloorMs.push(performance.now() - start);
-  };
+): Promise<{ first: TimedRun; runs: TimedRun[]; found: number; pairedFloorMs: number[] }> {
   const pairedFloorMs = [floorMs(tree)];
-  await parseFloorMs();
   let warm: LoadedCatalog | undefined;
   const first = await timed(async () => void (warm = await load(tree)));
   await warm!.release?.();
@@ -96,12 +78,11 @@ async function timeLoads(
   for (let i = 0; i < count; i++) {
     let loaded: LoadedCatalog | undefined;
     pairedFloorMs.push(floorMs(tree));
-    await parseFloorMs();
     result.push(await timed(async () => void (loaded = await load(tree))));
     found = loaded!.count;
     await loaded!.release?.();
   }
-  return { first, runs: result, found, pairedFloorMs, pairedParseFloorMs };
+  return { first, runs: result, found, pairedFloorMs };
 }
 
 /**
@@ -163,13 +144,10 @@ async function main(): Promise<void> {
 
   collectGarbage();
   outcome.rssBeforeBytes = process.memoryUsage().rss;
-  // The floors are not paired with themselves; every other loader is paired with the parse floor.
-  const parseFloor = definition.kind === "floor" ? null : await (await loaderById("parse-floor"))!.prepare();
-  const timedRuns = await timeLoads(load, tree, runs, parseFloor);
+  const timedRuns = await timeLoads(load, tree, runs);
   outcome.first = timedRuns.first;
   outcome.runs = timedRuns.runs;
   outcome.pairedFloorMs = timedRuns.pairedFloorMs;
-  if (timedRuns.pairedParseFloorMs.length > 0) outcome.pairedParseFloorMs = timedRuns.pairedParseFloorMs;
   outcome.found = timedRuns.found;
   const retained = await measureRetained(load, tree);
   outcome.retainedHeapBytes = retained.bytes;

@@ -96,14 +96,6 @@ function pairedRatio(loader: LoaderOutcome): number {
   return ratios.length > 0 ? summarise(ratios).median : Number.NaN;
 }
 
-/** As `pairedRatio`, against the parse floor timed in the loader's own process before each load. */
-function pairedParseRatio(loader: LoaderOutcome): number {
-  const floors = loader.pairedParseFloorMs ?? [];
-  if (floors.length !== loader.runs.length + 1) return Number.NaN;
-  const ratios = loader.runs.map((run, i) => run.ms / floors[i + 1]!).filter((ratio) => Number.isFinite(ratio));
-  return ratios.length > 0 ? summarise(ratios).median : Number.NaN;
-}
-
 /** The first load of a process over the floor read just before it; the median over pooled processes. */
 function pairedFirstRatio(loader: LoaderOutcome): number {
   if (loader.firstLoads && loader.firstLoads.length > 0) return summarise(loader.firstLoads.map((f) => f.ms / f.floorMs)).median;
@@ -261,13 +253,8 @@ function freshTargetRows(run: BenchRun): string[] {
     const ours = r.loaders.find((l) => l.id === "skillport" && !l.skipped);
     const parseFloor = parseFloorOf(r);
     if (r.shape === "real" && ours && Number.isFinite(parseFloor)) {
-      // Paired, as every other same-process target: the parse floor timed in skillport's own
-      // process before each load. The ratio of the two rows' medians, from processes run minutes
-      // apart, is shown beside it.
-      const paired = pairedParseRatio(ours);
-      const unpaired = loadSummary(ours).median / parseFloor;
-      const value = Number.isFinite(paired) ? paired : unpaired;
-      rows.push(`| ${sizeLabel(r)}: same process ≤ 1.0× the parse floor (list, read, js-yaml) | ${value.toFixed(2)}× (medians of the two rows: ${unpaired.toFixed(2)}×) | ${verdict(value <= 1)} |`);
+      const value = loadSummary(ours).median / parseFloor;
+      rows.push(`| ${sizeLabel(r)}: same process ≤ 1.0× the parse floor (list, read, js-yaml) | ${value.toFixed(2)}× | ${verdict(value <= 1)} |`);
     }
     if ((r.shape ?? "simple") === "simple" && ours) {
       const value = pairedRatio(ours);

@@ -121,7 +121,6 @@ function pooled(parts: LoaderOutcome[]): LoaderOutcome {
     runs: ran.flatMap((part) => part.runs),
     // The floor before each process's first load pairs with that load; the rest with the timed loads.
     pairedFloorMs: [median.pairedFloorMs[0]!, ...ran.flatMap((part) => part.pairedFloorMs.slice(1))],
-    ...(median.pairedParseFloorMs ? { pairedParseFloorMs: [median.pairedParseFloorMs[0]!, ...ran.flatMap((part) => (part.pairedParseFloorMs ?? []).slice(1))] } : {}),
     firstLoads,
     processes: ran.length,
     found: Math.min(...ran.map((part) => part.found)),
