@@ -113,8 +113,8 @@ interface Entry {
   /**
    * Null for a description measured in place (escaping leaves it as it is, and every character
    * is one code unit). Otherwise the markup that escapes it, and once a cut has been measured,
-   * its code points and the escaped length of each prefix: worked out only for a description
-   * some cut shortens, since most of a large catalog is never cut.
+   * its first code points (as many as the longest cut measured keeps) and the escaped length of
+   * each prefix of them (`cutTable`).
    */
   markup: Markup | null;
   chars: string[] | null;
@@ -148,12 +148,21 @@ function ordered(skills: readonly SkillInfo[], markup: Markup): Entry[] {
 /** Escaped code points of each character, per markup: escaping is character by character. */
 const escapedLengths = new WeakMap<Markup, Map<string, number>>();
 
-/** The code points of `entry`'s description and the escaped length of each prefix, worked out once. */
-function cutTable(entry: Entry & { markup: Markup }): { chars: string[]; prefix: Int32Array } {
-  if (entry.chars === null || entry.escapedPrefix === null) {
+/**
+ * The first code points of `entry`'s description, at least `count` of them (all when it has
+ * fewer), and the escaped length of each prefix of those; worked out once, and again only for a
+ * longer cut. A budget cuts most descriptions of a large catalog to a few dozen characters, so
+ * the rest of each is never walked.
+ */
+function cutTable(entry: Entry & { markup: Markup }, count: number): { chars: string[]; prefix: Int32Array } {
+  if (entry.chars === null || entry.escapedPrefix === null || (entry.chars.length < count && entry.chars.length < entry.points)) {
     let lengths = escapedLengths.get(entry.markup);
     if (!lengths) escapedLengths.set(entry.markup, (lengths = new Map()));
-    const chars = Array.from(entry.description);
+    const chars: string[] = [];
+    for (const char of entry.description) {
+      if (chars.length === count) break;
+      chars.push(char);
+    }
     const prefix = new Int32Array(chars.length + 1);
     for (let i = 0; i < chars.length; i++) {
       const char = chars[i]!;
@@ -185,7 +194,8 @@ function descriptionLength(entry: Entry, cap: number, ellipsis: number): number 
     while (kept > 0 && WHITE_SPACE.test(entry.description[kept - 1]!)) kept--;
     return kept + ellipsis;
   }
-  const { chars, prefix } = cutTable(entry as Entry & { markup: Markup });
+  // The cut keeps `kept` code points at most, so only those are walked.
+  const { chars, prefix } = cutTable(entry as Entry & { markup: Markup }, kept);
   while (kept > 0 && WHITE_SPACE.test(chars[kept - 1]!)) kept--;
   return prefix[kept]! + ellipsis;
 }
