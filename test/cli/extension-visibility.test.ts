@@ -55,3 +55,59 @@ test("doctor warns about skills Skills Extension clients will not see, and metad
     ],
   ]);
 });
+
+test("the verdicts of a run that reuses discovery's listings are those of a run that lists every package itself", { timeout: 120_000 }, async () => {
+  const { createSkillRuntime } = await import("../../src/runtime.js");
+  const { extensionReport, reportingOnPackages } = await import("../../src/cli/extension-report.js");
+  const fs = await import("node:fs");
+  const box = sandbox();
+  const root = path.join(box.cwd, "skills");
+  writeSkill(root, "plain", "name: plain\ndescription: Nothing unusual.");
+  writeSkill(root, "with-files", "name: with-files\ndescription: Ships files.");
+  fs.mkdirSync(path.join(root, "with-files", "references"));
+  fs.writeFileSync(path.join(root, "with-files", "references", "guide.md"), "# Guide\n");
+  fs.writeFileSync(path.join(root, "with-files", "forms.md"), "form\n");
+  fs.writeFileSync(path.join(root, "with-files", ".env"), "SECRET=1\n");
+  // A nested skill: its files are not the outer package's.
+  writeSkill(root, "outer", "name: outer\ndescription: Holds a nested skill.");
+  writeSkill(path.join(root, "outer", "examples"), "inner", "name: inner\ndescription: Nested.");
+  // A linked SKILL.md, a linked folder, a lowercase skill.md.
+  writeSkill(root, "linked", "name: linked\ndescription: Its manifest is a link.");
+  fs.renameSync(path.join(root, "linked", "SKILL.md"), path.join(root, "linked", "real.md"));
+  fs.symlinkSync("real.md", path.join(root, "linked", "SKILL.md"));
+  writeSkill(root, "folder-link", "name: folder-link\ndescription: Links a folder.");
+  fs.symlinkSync(path.join(root, "with-files", "references"), path.join(root, "folder-link", "references"));
+  fs.mkdirSync(path.join(root, "lower"));
+  fs.writeFileSync(path.join(root, "lower", "skill.md"), "---\nname: lower\ndescription: Lowercase manifest.\n---\n");
+  // A folder of more entries than one batch, and a package over the extension's 16 MiB.
+  writeSkill(root, "wide", "name: wide\ndescription: Many files at its root.");
+  for (let i = 0; i < 140; i++) fs.writeFileSync(path.join(root, "wide", `f${String(i).padStart(3, "0")}.md`), "x");
+  writeSkill(root, "heavy", "name: heavy\ndescription: Ships a large file.");
+  fs.writeFileSync(path.join(root, "heavy", "data.bin"), "");
+  fs.truncateSync(path.join(root, "heavy", "data.bin"), 17 * 1024 * 1024);
+
+  const verdicts = async () => {
+    const runtime = await createSkillRuntime({ sources: [{ path: root, origin: "global" }], cwd: box.cwd, home: box.home, env: {} });
+    try {
+      const registry = runtime.registry();
+      return [...(await extensionReport(registry, [...registry.all()])).entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+    } finally {
+      await runtime.close();
+    }
+  };
+  const listedAgain = await verdicts();
+  const reused = await reportingOnPackages(verdicts);
+  assert.deepEqual(reused, listedAgain);
+  assert.equal(reused.length, 9);
+  assert.deepEqual(Object.fromEntries(reused.map(([name, v]) => [name, v.served])), {
+    "folder-link": true,
+    heavy: false,
+    inner: true,
+    linked: true,
+    lower: false,
+    outer: true,
+    plain: true,
+    wide: true,
+    "with-files": true,
+  });
+});
