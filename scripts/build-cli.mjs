@@ -6,7 +6,6 @@
 // a handful of files; each command's code stays in its own chunk, loaded when that command runs.
 // The library (dist/src/) is not bundled: a host imports what it uses, and shares its own copy of
 // the MCP SDK and zod with ours.
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -62,5 +61,4 @@ fs.writeFileSync(path.join(out, "THIRD-PARTY-NOTICES.md"), notices.join("\n"));
 fs.chmodSync(path.join(out, "skillport.js"), 0o755);
 
 const bytes = Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);
-const digest = createHash("sha256").update(codeHash).digest("hex").slice(0, 12);
-console.error(`bundled dist/cli: ${Object.keys(result.metafile.outputs).length} files, ${(bytes / 1024).toFixed(0)} KiB, ${packages.size} packages (parse code ${digest})`);
+console.error(`bundled dist/cli: ${Object.keys(result.metafile.outputs).length} files, ${(bytes / 1024).toFixed(0)} KiB, ${packages.size} packages (parse code ${codeHash.slice(0, 12)})`);
