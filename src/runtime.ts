@@ -224,12 +224,12 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
   };
 }
 
-/** A project source without its own label shows under the label its project policy gives. */
 /** Where `parseCache` keeps its files: the directory given (resolved against `cwd`), or the user's cache directory. */
 function parseCacheDir(option: true | { dir?: string }, cwd: string): string {
   return option === true || option.dir === undefined ? defaultParseCacheDir() : path.resolve(cwd, option.dir);
 }
 
+/** A project source without its own label shows under the label its project policy gives. */
 function withProjectLabel(source: SkillSource, projects: Record<string, ProjectPolicy>): SkillSource {
   if (source.label !== undefined || source.origin !== "project" || source.projectId === undefined) return source;
   const label = Object.hasOwn(projects, source.projectId) ? projects[source.projectId]?.label : undefined;

@@ -123,12 +123,11 @@ async function packageFiles(
     if (!isCanonical(skillUri(skill.name, rel))) return refuse(`the file name ${JSON.stringify(rel)} cannot be written as a URI`);
     const file = path.join(skill.dir, ...rel.split("/"));
     let stamp: Pick<PackageFile, "size" | "version"> | null;
-    if (stamping === "versions") stamp = stampOf(file);
-    else if (rel === "SKILL.md") {
+    if (stamping === "sizes" && rel === "SKILL.md") {
       const manifest = manifestSize(file, skill);
       stamp = manifest && { size: manifest.size, version: "" };
       manifestAsLoaded = manifest?.asLoaded === true;
-    } else stamp = sizeOf(file);
+    } else stamp = stampOf(file, stamping);
     if (!stamp) return refuse(`${rel} vanished while it was listed`);
     files.push({ path: rel, ...stamp });
   }
@@ -245,30 +244,26 @@ function manifestSize(file: string, skill: RegisteredSkill): { size: number; asL
     const stat = fs.lstatSync(file);
     if (stat.isFile()) return { size: stat.size, asLoaded: stat.size === skill.stamp.size && stat.mtimeMs === skill.stamp.mtimeMs && stat.ino === skill.stamp.ino };
     if (!stat.isSymbolicLink()) return null;
-    const size = sizeOf(file);
-    return size && { size: size.size, asLoaded: false };
-  } catch {
-    return null;
-  }
-}
-
-/** A regular file's size (through a link), without the version: what a verdict needs. */
-function sizeOf(file: string): { size: number; version: "" } | null {
-  try {
-    const stat = fs.statSync(file);
-    return stat.isFile() ? { size: stat.size, version: "" } : null;
+    const stamp = stampOf(file, "sizes");
+    return stamp && { size: stamp.size, asLoaded: false };
   } catch {
     return null;
   }
 }
 
 /**
+ * A regular file's stamp (through a link), or null. By size alone the version is left empty: a
+ * verdict needs no more, and a plain `stat` costs less than one in nanoseconds.
  * Synchronous: a stat of a file in a package just listed takes microseconds, and through the
  * promise API each one also took a trip through the thread pool that cost more than the stat
  * (measured: 0.3 s of a 2.6 s `list` of 3,000 skills, for about 5,000 files).
  */
-function stampOf(file: string): Pick<PackageFile, "size" | "version"> | null {
+function stampOf(file: string, stamping: Stamping): Pick<PackageFile, "size" | "version"> | null {
   try {
+    if (stamping === "sizes") {
+      const stat = fs.statSync(file);
+      return stat.isFile() ? { size: stat.size, version: "" } : null;
+    }
     const stat = fs.statSync(file, { bigint: true });
     if (!stat.isFile()) return null;
     return { size: Number(stat.size), version: `${stat.size}\0${stat.mtimeNs}\0${stat.ctimeNs}\0${stat.ino}` };
@@ -299,7 +294,6 @@ function decodeUtf8(bytes: Uint8Array): string | null {
     return null;
   }
 }
-
 
 /** Code-unit order: the one order of entries, directory children and cursors. */
 export function compare(a: string, b: string): number {

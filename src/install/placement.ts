@@ -130,7 +130,6 @@ function writeFlushed(file: string, bytes: Buffer, mode: number): void {
   }
 }
 
-
 /**
  * Runs `work` holding the lockfile's lock (`.<lockfile name>.lock` beside it, made exclusively,
  * holding the owner's process id): two installs into one folder at once would each rewrite the

@@ -456,7 +456,6 @@ function writeNewFile(file: string, bytes: Buffer, mode: number): void {
   }
 }
 
-
 type SyncBytes = { ok: true; bytes: Buffer; size: number } | WriteRefusal;
 
 function readConfinedBytesSync(skillDir: string, relative: string, sourceRoots: readonly string[] = []): SyncBytes {
