@@ -18,6 +18,7 @@ import { entryFrontmatter } from "../package/entry-frontmatter.js";
 import { readFrontmatter } from "../package/frontmatter.js";
 import { MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES } from "../package/limits.js";
 import { fileDigest } from "../package/package-digest.js";
+import { peekDiscoveredListing } from "../package/discovered-listings.js";
 import { listResources } from "../package/resources.js";
 import type { RegisteredSkill } from "../registry/types.js";
 import { isCanonical, skillUri } from "./skill-uri.js";
@@ -108,6 +109,11 @@ async function packageFiles(
   const refuse = (reason: string) => ({ ok: false as const, reason });
   if (path.basename(skill.skillFile) !== "SKILL.md") return refuse("its manifest is named skill.md; the extension serves SKILL.md only");
 
+  // Measured by size while discovery's listing of the folder is kept, SKILL.md needs no `lstat`
+  // of its own: that listing, read moments before loading opened the file, says whether it was
+  // a regular file, not a link, and loading stamped it as it read it. This run's verdict is then
+  // as of loading, which is what it reports on (`list`, `doctor`).
+  const manifestEntry = stamping === "sizes" ? peekDiscoveredListing(skill.dir)?.find((entry) => entry.name === "SKILL.md") : undefined;
   // The package as the tool lists it (one rule for what a skill ships), plus SKILL.md itself.
   const listing = await listResources(skill.dir, { sourceRoots });
   if (listing.truncated) return refuse("its package is larger than the resource listing's bounds");
@@ -121,15 +127,15 @@ async function packageFiles(
   for (const rel of relPaths) {
     // A backstop: only `.` and `..` make a non-canonical URI, and no listed file has those names.
     if (!isCanonical(skillUri(skill.name, rel))) return refuse(`the file name ${JSON.stringify(rel)} cannot be written as a URI`);
-    const file = path.join(skill.dir, ...rel.split("/"));
+    const file = path.join(skill.dir, rel);
     let stamp: Pick<PackageFile, "size" | "version"> | null;
     if (stamping === "sizes" && rel === "SKILL.md") {
-      const manifest = manifestSize(file, skill);
+      const manifest = manifestEntry?.isFile() ? { size: skill.stamp.size, asLoaded: true } : manifestSize(file, skill);
       stamp = manifest && { size: manifest.size, version: "" };
       manifestAsLoaded = manifest?.asLoaded === true;
     } else stamp = stampOf(file, stamping);
     if (!stamp) return refuse(`${rel} vanished while it was listed`);
-    files.push({ path: rel, ...stamp });
+    files.push({ path: rel, size: stamp.size, version: stamp.version });
   }
   files.sort((a, b) => compare(a.path, b.path));
   let total = 0;

@@ -33,6 +33,11 @@ export function noteDiscoveredListing(realDir: string, entries: Dirent[]): void 
   kept.set(realDir, entries);
 }
 
+/** The listing discovery read of `dir`, left kept for the one who takes it. */
+export function peekDiscoveredListing(dir: string): readonly Dirent[] | undefined {
+  return kept.size === 0 ? undefined : kept.get(dir);
+}
+
 /** The listing discovery read of `realDir`, once: it is dropped as it is taken. */
 export function takeDiscoveredListing(dir: string): Dirent[] | undefined {
   if (kept.size === 0) return undefined;

@@ -111,3 +111,28 @@ test("the verdicts of a run that reuses discovery's listings are those of a run 
     "with-files": true,
   });
 });
+
+test("while discovery's listings are kept, a verdict takes SKILL.md as loading read it; without them it is checked again", { timeout: 120_000 }, async () => {
+  const { createSkillRuntime } = await import("../../src/runtime.js");
+  const { extensionReport, reportingOnPackages } = await import("../../src/cli/extension-report.js");
+  const fs = await import("node:fs");
+  const box = sandbox();
+  const root = path.join(box.cwd, "skills");
+  const manifest = path.join(writeSkill(root, "grows", "name: grows\ndescription: Rewritten after loading."), "SKILL.md");
+  const original = fs.readFileSync(manifest);
+  // Loads the skill, then rewrites its SKILL.md with a description the extension refuses.
+  const verdictAfterRewrite = async () => {
+    fs.writeFileSync(manifest, original);
+    const runtime = await createSkillRuntime({ sources: [{ path: root, origin: "global" }], cwd: box.cwd, home: box.home, env: {} });
+    try {
+      fs.writeFileSync(manifest, `---\nname: grows\ndescription: ${"w".repeat(1025)}\n---\n`);
+      const registry = runtime.registry();
+      return (await extensionReport(registry, [...registry.all()])).get("grows");
+    } finally {
+      await runtime.close();
+    }
+  };
+  assert.deepEqual(await reportingOnPackages(verdictAfterRewrite), { served: true, reason: null, leftOut: [] }, "as of loading: the listing said a regular file, loading stamped it");
+  const checkedAgain = await verdictAfterRewrite();
+  assert.deepEqual(checkedAgain, { served: false, reason: "frontmatter description must be a string of 1-1024 characters", leftOut: [] }, "no kept listing: SKILL.md is stamped again and read as it is now");
+});
