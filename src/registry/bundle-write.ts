@@ -22,7 +22,7 @@ import {
   type LockedFile,
 } from "./bundle-lock.js";
 import { verifyBundle } from "./bundle-verify.js";
-import { isInside } from "./discover.js";
+import { isInside, type PrivateRoot } from "./discover.js";
 
 export interface BundleResult {
   /** `sha256-<hex>`, the digest of the lock and the bundle directory's name. */
@@ -48,15 +48,33 @@ export class BundleError extends Error {
   }
 }
 
+export interface BundleOptions {
+  /**
+   * The real directories of agent sources (`privateRootsOf` the configuration's sources): what
+   * lies in one is that agent's private skills, and is never bundled.
+   */
+  privateRoots?: readonly PrivateRoot[];
+}
+
 /**
  * Bundles `sourceDir` (a folder of skills, or one skill directory, which is bundled as
  * `skills/<its name>/`) into `outDir`. What is copied follows the package rules: dot-entries and
  * `node_modules` are left out, symlinks are followed while they stay inside `sourceDir` and
  * skipped (and reported) when they lead out of it, so a bundle carries nothing its skills do not
  * ship.
+ *
+ * An agent's private skills are never bundled. A bundle is served as one `global` source, to
+ * every agent, so a private folder copied into it would be published to all of them: one lying
+ * in DIR (or reached by a link in it) is skipped and reported, and a DIR lying in one is refused.
  */
-export async function writeBundle(sourceDir: string, outDir: string): Promise<BundleResult> {
+export async function writeBundle(sourceDir: string, outDir: string, options: BundleOptions = {}): Promise<BundleResult> {
   const source = realDirectory(sourceDir, "DIR");
+  const privateRoots = options.privateRoots ?? [];
+  const holding = (real: string): PrivateRoot | undefined => privateRoots.find((root) => isInside(real, root.path));
+  const sourceHolder = holding(source);
+  if (sourceHolder) {
+    throw new BundleError(`DIR (${source}) lies in ${privateText(sourceHolder)}; a bundle is served to every agent, so it is not written`, "refused");
+  }
   // Checked before OUT is created, so a refused OUT leaves no empty directory inside DIR.
   const wouldBe = realPathToBe(path.resolve(outDir));
   if (isInside(wouldBe, source)) {
@@ -101,6 +119,11 @@ export async function writeBundle(sourceDir: string, outDir: string): Promise<Bu
             continue;
           }
         }
+        const holder = holding(real);
+        if (holder) {
+          skipped.push({ path: to, reason: `${privateText(holder)}: a bundle is served to every agent` });
+          continue;
+        }
         if (stat.isDirectory()) {
           if (chain.some((ancestor) => isInside(ancestor, real))) {
             skipped.push({ path: to, reason: "a link back to a directory above it (a loop)" });
@@ -144,6 +167,11 @@ export async function writeBundle(sourceDir: string, outDir: string): Promise<Bu
     fs.rmSync(temp, { recursive: true, force: true });
     throw error;
   }
+}
+
+function privateText(root: PrivateRoot): string {
+  const agents = root.owners.map((owner) => `'${owner}'`).join(", ");
+  return `the private skills of agent${root.owners.length === 1 ? "" : "s"} ${agents} (an agent source)`;
 }
 
 /** The bundle is in OUT already: fine when it matches its lock and its name, refused otherwise. */

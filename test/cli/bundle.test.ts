@@ -59,6 +59,33 @@ test("bundle usage errors exit 2: no OUT, OUT inside DIR, DIR missing, --verify 
   assert.equal(fs.existsSync(path.join(t.skills, "out")), false);
 });
 
+test("bundle leaves out the agent sources the config declares (./skillport.config.json or --config), and refuses to bundle one", async () => {
+  const t = tree();
+  const opts = { cwd: t.cwd, env: t.env };
+  writeSkill(path.join(t.skills, "private", "reviewer"), "secret-review", "name: secret-review\ndescription: Only the reviewer sees this.");
+  const config = { sources: ["./skills", { path: "./skills/private/reviewer", origin: "agent", agentId: "reviewer" }] };
+  fs.writeFileSync(path.join(t.cwd, "skillport.config.json"), JSON.stringify(config));
+
+  const made = await runCli(["bundle", "skills", "bundles"], opts);
+  assert.equal(made.code, 0, made.stderr);
+  assert.match(made.stderr, /^warning: not bundled: private\/reviewer: the private skills of agent 'reviewer' \(an agent source\): a bundle is served to every agent$/m);
+  const listed = jsonOf<{ skills: Array<{ name: string }> }>(await runCli(["list", "--bundle", made.stdout.trim(), "--json"], opts));
+  assert.deepEqual(listed.skills.map((s) => s.name), ["alpha", "beta"]);
+
+  const refused = await runCli(["bundle", "skills/private/reviewer", "bundles"], opts);
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.match(refused.stderr, /^error: DIR \(.*reviewer\) lies in the private skills of agent 'reviewer' \(an agent source\); a bundle is served to every agent, so it is not written$/m);
+
+  // The same config named with --config from elsewhere.
+  fs.renameSync(path.join(t.cwd, "skillport.config.json"), path.join(t.cwd, "team.json"));
+  const elsewhere = { cwd: t.skills, env: t.env };
+  const unguarded = await runCli(["bundle", ".", "../bundles-2"], elsewhere);
+  assert.doesNotMatch(unguarded.stderr, /not bundled/, "no config here: nothing is known to be private");
+  const named = await runCli(["bundle", ".", "../bundles-3", "--config", "../team.json"], elsewhere);
+  assert.equal(named.code, 0, named.stderr);
+  assert.match(named.stderr, /^warning: not bundled: private\/reviewer: /m);
+});
+
 test("--bundle serves a verified bundle, refuses a changed one (exit 1) and --root beside it (exit 2); doctor reports its digest", async () => {
   const t = tree();
   const opts = { cwd: t.cwd, env: t.env };

@@ -262,3 +262,39 @@ test("a runtime without a bundle reports a digest of its loaded skills: stable, 
     await b.close();
   }
 });
+
+test("an agent's private skills are never bundled: a private folder in DIR, or a link in DIR leading into one, is skipped and reported; a DIR inside one is refused", async () => {
+  const root = realTempDir("bundle-private");
+  const shared = path.join(root, "skills");
+  writeSkill(shared, "open", "name: open\ndescription: Shared with every agent.");
+  // The config's agent source lies inside the folder being bundled, and a shared skill links into it.
+  const privateDir = path.join(shared, "agents", "reviewer");
+  writeSkill(privateDir, "secret-review", "name: secret-review\ndescription: Only the reviewer sees this.");
+  fs.symlinkSync(path.join(privateDir, "secret-review"), path.join(shared, "linked-secret"));
+  // A folder whose name only begins like the private one is not in it.
+  writeSkill(path.join(shared, "agents"), "reviewer-notes", "name: reviewer-notes\ndescription: Shared notes.");
+  const privateRoots = [{ path: privateDir, owners: ["reviewer"] }];
+
+  const result = await writeBundle(shared, path.join(root, "out"), { privateRoots });
+  assert.deepEqual(
+    lockOf(result.dir).files.map((f) => f.path),
+    ["agents/reviewer-notes/SKILL.md", "open/SKILL.md"],
+  );
+  assert.deepEqual(result.skipped, [
+    { path: "agents/reviewer", reason: "the private skills of agent 'reviewer' (an agent source): a bundle is served to every agent" },
+    { path: "linked-secret", reason: "the private skills of agent 'reviewer' (an agent source): a bundle is served to every agent" },
+  ]);
+  // Without the private roots, the same tree carries them: the rule is what keeps them out.
+  const unguarded = await writeBundle(shared, path.join(root, "out-unguarded"));
+  assert.ok(lockOf(unguarded.dir).files.some((f) => f.path === "agents/reviewer/secret-review/SKILL.md"));
+
+  for (const dir of [privateDir, path.join(privateDir, "secret-review")]) {
+    await assert.rejects(writeBundle(dir, path.join(root, "out-refused"), { privateRoots }), (error: unknown) => {
+      assert.ok(error instanceof BundleError);
+      assert.equal(error.kind, "refused");
+      assert.match(error.message, /lies in the private skills of agent 'reviewer' \(an agent source\); a bundle is served to every agent, so it is not written$/);
+      return true;
+    }, dir);
+  }
+  assert.equal(fs.existsSync(path.join(root, "out-refused")), false, "a refused bundle writes nothing");
+});

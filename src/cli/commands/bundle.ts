@@ -2,14 +2,17 @@ import type { Command } from "commander";
 import { oneLineShown } from "../../package/display-text.js";
 import { verifyBundle } from "../../registry/bundle-verify.js";
 import { BundleError, writeBundle } from "../../registry/bundle-write.js";
+import { privateRootsOf } from "../../registry/sources.js";
 import type { CommandHost } from "../command-host.js";
 import { CliError, EXIT_FAILURE_FOUND, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
 import { isDirectory } from "../../package/path-kind.js";
+import { readConfig } from "../runtime-context.js";
 
 export interface BundleOptions {
   verify?: boolean;
   json?: boolean;
+  config?: string;
 }
 
 export function registerBundleCommand(program: Command, { out, run }: CommandHost): void {
@@ -19,6 +22,7 @@ export function registerBundleCommand(program: Command, { out, run }: CommandHos
     .argument("<dir>", "a folder of skills or one skill directory (with --verify: a bundle directory)")
     .argument("[out]", "the directory the bundle is written into, as OUT/sha256-<hex>")
     .option("--verify", "check the bundle directory DIR against its lock and its name instead")
+    .option("--config <file>", "config file whose agent sources are never bundled (default: ./skillport.config.json when present)")
     .option("--json", "print machine-readable JSON on stdout")
     .action((dir: string, outDir: string | undefined, options: BundleOptions) => run(() => bundleCommand(dir, outDir, options, out)));
 }
@@ -29,9 +33,11 @@ export async function bundleCommand(dir: string, outDir: string | undefined, opt
     return verifyCommand(dir, options, out);
   }
   if (outDir === undefined) throw new CliError("bundle needs DIR and OUT (or --verify BUNDLE)", EXIT_USAGE);
+  // An agent source's skills are private to that agent, and a bundle is served to every agent.
+  const config = readConfig({ config: options.config }, process.cwd());
   let result;
   try {
-    result = await writeBundle(dir, outDir);
+    result = await writeBundle(dir, outDir, { privateRoots: privateRootsOf(config?.sources ?? []) });
   } catch (error) {
     if (error instanceof BundleError) throw new CliError(error.message, error.kind === "usage" ? EXIT_USAGE : EXIT_FAILURE_FOUND);
     throw error;
