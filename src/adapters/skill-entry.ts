@@ -16,6 +16,7 @@ import { isDeepStrictEqual } from "node:util";
 import { readConfinedBytes } from "../package/confined-read.js";
 import { entryFrontmatter } from "../package/entry-frontmatter.js";
 import { readFrontmatter } from "../package/frontmatter.js";
+import { yamlLibrary } from "../package/yaml.js";
 import { MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES } from "../package/limits.js";
 import { fileDigest } from "../package/package-digest.js";
 import { peekDiscoveredListing } from "../package/discovered-listings.js";
@@ -222,7 +223,7 @@ export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCac
 /** SKILL.md written from `frontmatter` and `body`, or null when it would not read back as `frontmatter`. */
 async function rewrittenManifest(frontmatter: Record<string, unknown>, body: string): Promise<Buffer | null> {
   // Loaded only here: a server whose skills all carry text metadata never pays for it.
-  const { stringify } = await import("yaml");
+  const { stringify } = yamlLibrary();
   const text = `---\n${stringify(frontmatter, { lineWidth: 0 })}---\n\n${body}\n`;
   const reread = readFrontmatter(text, { allowRetry: false });
   return reread.ok && isDeepStrictEqual(reread.data, frontmatter) ? Buffer.from(text, "utf8") : null;

@@ -25,9 +25,11 @@ let fullParser: typeof Yaml | null = null;
 /**
  * The `yaml` package, loaded on first need: importing it costs ~35 ms, which every CLI run and
  * every parse worker paid at start-up although the fast tier reads nearly every real
- * frontmatter without it. Its Node build is CommonJS, so it loads synchronously here.
+ * frontmatter without it. Its Node build is CommonJS, so it loads synchronously here. The one
+ * way in for every user of the package: a dynamic `import()` of it, bundled into the command,
+ * gave a module whose only export was `default`, so its named functions were undefined.
  */
-function yaml(): typeof Yaml {
+export function yamlLibrary(): typeof Yaml {
   return (fullParser ??= createRequire(import.meta.url)("yaml") as typeof Yaml);
 }
 
@@ -742,7 +744,7 @@ const DEPTH_MESSAGE = `frontmatter nests deeper than ${MAX_YAML_DEPTH} levels`;
 
 function parseWithYaml(text: string): YamlResult {
   try {
-    const doc = yaml().parseDocument(text, { version: "1.2", schema: "core", uniqueKeys: true, merge: false, prettyErrors: true, logLevel: "silent" });
+    const doc = yamlLibrary().parseDocument(text, { version: "1.2", schema: "core", uniqueKeys: true, merge: false, prettyErrors: true, logLevel: "silent" });
     const problem = doc.errors[0] ?? doc.warnings.find((w) => w.code === "TAG_RESOLVE_FAILED");
     if (problem) {
       // Stack exhaustion inside the parser is reported as a document error: say what it means.

@@ -14,7 +14,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { DEFAULT_WALK_OPTIONS } from "../../src/registry/discover.js";
 import type { ParseWorkerMessage } from "../../src/registry/parse-protocol.js";
-import { CORPUS, EXAMPLES } from "../support/tmp.js";
+import { startHttpServer } from "../support/mcp-server.js";
+import { CORPUS, EXAMPLES, writeSkill } from "../support/tmp.js";
 import { homeEnv, REPO, runCli, sandbox, type CliRun } from "./cli-process.js";
 
 const BUNDLE = path.join(REPO, "dist", "cli");
@@ -58,6 +59,30 @@ test("the bundled command prints what the source prints, byte for byte, on the c
     const bundled = await runBundled(args, box.env, box.cwd);
     const source = await runCli(args, { cwd: box.cwd, env: box.env });
     assert.deepEqual(bundled, source, `skillport ${args.slice(0, 2).join(" ")}`);
+  }
+});
+
+test("the bundled command loads the CommonJS packages it uses only when needed: a skill whose metadata is not text, and --metrics", { skip: skipUnbuilt }, async () => {
+  const box = sandbox();
+  const root = path.join(box.cwd, "skills");
+  // Metadata that is not text is left out of the extension's entry, whose SKILL.md is then
+  // written again with `yaml`'s stringify: an import of it once gave the bundle no such function.
+  writeSkill(root, "mapped", "name: mapped\ndescription: Keeps a map in metadata.\nmetadata:\n  author: ops\n  limits:\n    runs: 3");
+  writeSkill(root, "plain", "name: plain\ndescription: Nothing unusual.");
+  for (const args of [["list", "--json", "--root", root], ["list", "--root", root]]) {
+    const bundled = await runBundled(args, box.env, box.cwd);
+    assert.equal(bundled.code, 0, bundled.stderr);
+    assert.deepEqual(bundled, await runCli(args, { cwd: box.cwd, env: box.env }), `skillport ${args.join(" ")}`);
+  }
+  assert.match((await runBundled(["list", "--root", root], box.env, box.cwd)).stdout, /mapped +\[Skills Extension entry leaves out metadata\.limits \(not text\)\]/);
+
+  const server = await startHttpServer(["--metrics", "--no-log", "--root", root], { cwd: box.cwd, env: { ...process.env, ...box.env } as Record<string, string>, command: COMMAND });
+  try {
+    const metrics = await fetch(new URL("/metrics", server.url));
+    assert.equal(metrics.status, 200, server.stderr());
+    assert.match(await metrics.text(), /^skillport_registry_skills\b.* 2$/m);
+  } finally {
+    await server.stop();
   }
 });
 
@@ -108,7 +133,7 @@ test("the bundled parse worker starts beside the bundle and walks a source", { s
 
 test("the bundle ships the licence of every package it copies code from", { skip: skipUnbuilt }, () => {
   const notices = fs.readFileSync(path.join(BUNDLE, "THIRD-PARTY-NOTICES.md"), "utf8");
-  for (const name of ["@modelcontextprotocol/sdk", "commander", "yaml", "zod"]) {
+  for (const name of ["@modelcontextprotocol/sdk", "commander", "zod"]) {
     const version = (JSON.parse(fs.readFileSync(path.join(REPO, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
     assert.match(notices, new RegExp(`^## ${name.replace(/[/@]/g, "\\$&")} ${version.replace(/\./g, "\\.")} `, "m"));
   }

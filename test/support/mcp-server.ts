@@ -25,8 +25,9 @@ const LISTENING = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/;
  * `skillport mcp --http 0 ...args` on a free port, once it has said where it listens. The caller
  * stops it: cleanup registered here would run as soon as a `before()` hook calling this ends.
  */
-export async function startHttpServer(args: string[], options: { cwd: string; env: Record<string, string> }): Promise<HttpServer> {
-  const command = serverCommand(["--http", "0", ...args]);
+export async function startHttpServer(args: string[], options: { cwd: string; env: Record<string, string>; command?: string }): Promise<HttpServer> {
+  // `command`: another build of the command to run (the bundle), instead of the source.
+  const command = options.command ? { command: process.execPath, args: [options.command, "mcp", "--http", "0", ...args] } : serverCommand(["--http", "0", ...args]);
   const child = spawn(command.command, command.args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));

@@ -11,6 +11,8 @@
  * connections in use, the sessions and event streams this replica holds, the registry's skills
  * and diagnostics, and refreshes that changed what is served.
  */
+import { createRequire } from "node:module";
+import type * as PromClient from "prom-client";
 import type { StoreQueryEvent } from "../../session/store-postgres.js";
 
 /** The store's view metrics take: every statement it runs, and how many are in flight. */
@@ -54,7 +56,9 @@ export interface ServerMetrics {
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export async function createServerMetrics(sources: MetricsSources): Promise<ServerMetrics> {
-  const client = await import("prom-client");
+  // Required, not imported: prom-client is CommonJS, and a dynamic `import()` of it bundled into
+  // the command gave a module whose only export was `default` (every metric then failed to start).
+  const client = createRequire(import.meta.url)("prom-client") as typeof PromClient;
   // A registry of its own: two servers in one process (tests, a library host) count apart, and
   // nothing of the host's default registry is exposed.
   const registry = new client.Registry();
