@@ -302,14 +302,39 @@ export class ParseCaches {
   }
 }
 
-/** Creates the directory (0700) if it is missing; true when it is one this user alone can write. */
+/**
+ * Creates the directory (0700) if it is missing; true when it is one this user alone can write.
+ * Missing folders are made only inside a folder this user owns, or a shared one with the sticky
+ * bit (`/tmp`), where nobody else can take them over. Root run with another user's HOME (`sudo
+ * -E`) once made that user's `~/.cache` root's, and locked every program of theirs out of it;
+ * such a run now has no cache.
+ */
 function trustedDirectory(dir: string): boolean {
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const missing: string[] = [];
+    let existing = dir;
+    while (!fs.existsSync(existing)) {
+      missing.push(existing);
+      const parent = path.dirname(existing);
+      if (parent === existing) return false;
+      existing = parent;
+    }
+    if (missing.length > 0) {
+      if (!mayCreateIn(fs.statSync(existing))) return false;
+      for (const folder of missing.reverse()) fs.mkdirSync(folder, { mode: 0o700 });
+    }
     return ownedAndPrivate(fs.lstatSync(dir), "directory");
   } catch {
     return false;
   }
+}
+
+/** The sticky bit: in such a folder only an entry's owner may rename or remove it. */
+const STICKY = 0o1000;
+
+function mayCreateIn(parent: fs.Stats): boolean {
+  if (typeof process.getuid !== "function") return true;
+  return parent.uid === process.getuid() || (parent.mode & STICKY) !== 0;
 }
 
 function ownedAndPrivate(stat: fs.Stats, kind: "directory" | "file"): boolean {
@@ -358,10 +383,16 @@ function wellFormed(entry: unknown): entry is Entry {
     typeof wire.size === "number" &&
     typeof wire.mtimeMs === "number" &&
     typeof wire.ino === "number" &&
-    (wire.diagnostics === undefined || Array.isArray(wire.diagnostics)) &&
+    (wire.diagnostics === undefined || (Array.isArray(wire.diagnostics) && wire.diagnostics.every(isDiagnosticShape))) &&
     (wire.manifest === undefined || (typeof wire.manifest === "object" && wire.manifest !== null)) &&
     !("failed" in wire)
   );
+}
+
+function isDiagnosticShape(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const d = value as Record<string, unknown>;
+  return typeof d.path === "string" && typeof d.severity === "string" && typeof d.code === "string" && typeof d.message === "string";
 }
 
 /**

@@ -127,11 +127,13 @@ const LABELS = [
   "build",
   "corrupt",
   "truncated",
+  "bad-diagnostics",
   "modes",
   "group-writable",
   "open-directory",
   "symlink",
   "foreign",
+  "foreign-home",
   "off-env",
   "off-flag",
   "library",
@@ -277,6 +279,19 @@ describe("parse cache", { timeout: 600_000 }, () => {
     });
   }
 
+  test("an entry whose diagnostics are not diagnostics is dropped and parsed again, not trusted", { timeout: 120_000 }, async () => {
+    const c = caseOf("bad-diagnostics");
+    const reference = await list(c);
+    assert.equal(reference.code, 0, reference.stderr);
+    for (const diagnostics of [[null], ["x"], [{ severity: "error" }], [{ path: c.file, severity: "error", code: 7, message: "m" }]]) {
+      const cache = readCache(c);
+      (cache.entries[c.file]![5] as { diagnostics?: unknown }).diagnostics = diagnostics;
+      writeCache(c, cache);
+      const run = await list(c);
+      assert.deepEqual([run.code, run.stdout, run.stderr], [reference.code, reference.stdout, reference.stderr], JSON.stringify(diagnostics));
+    }
+  });
+
   test("the cache directory is created 0700 and its file 0600", { timeout: 120_000 }, async (t) => {
     const c = caseOf("modes");
     if (!modesKept(path.dirname(c.root))) {
@@ -330,6 +345,23 @@ describe("parse cache", { timeout: 600_000 }, () => {
     fs.chownSync(cacheFile(c), 65534, 65534);
     assert.equal(descriptions(await list(c)).alpha, description("alpha"));
     assert.equal(fs.statSync(cacheFile(c)).uid, 0, "rewritten as this user's");
+  });
+
+  test("missing cache folders are made only inside a folder this user owns, or a sticky one: root run with another user's HOME leaves it alone", { timeout: 120_000 }, async (t) => {
+    if (typeof process.getuid !== "function" || process.getuid() !== 0) {
+      t.skip("only root can run with a home another user owns");
+      return;
+    }
+    const c = caseOf("foreign-home");
+    fs.chownSync(c.home, 65534, 65534);
+    // No XDG_CACHE_HOME: the cache would go in the home's .cache, as `sudo -E skillport list` does.
+    const noXdg = { XDG_CACHE_HOME: "" };
+    assert.deepEqual(descriptions(await list(c, [], noXdg)), { alpha: description("alpha"), beta: description("beta"), gamma: description("gamma") });
+    assert.equal(fs.existsSync(path.join(c.home, ".cache")), false, "no folder of root's in another user's home");
+    // A shared folder with the sticky bit (as /tmp): nobody else can take a folder made there.
+    fs.chmodSync(c.home, 0o1777);
+    assert.equal((await list(c, [], noXdg)).code, 0);
+    assert.equal(fs.statSync(path.join(c.home, ".cache", "skillport")).mode & 0o777, 0o700);
   });
 
   test("SKILLPORT_PARSE_CACHE=0 and --no-parse-cache leave no cache behind", { timeout: 120_000 }, async () => {
