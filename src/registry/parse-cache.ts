@@ -201,15 +201,24 @@ function sameAfterJson(value: unknown): boolean {
  */
 export const ABANDONED_TEMPORARY_MS = 10 * 60 * 1000;
 
+/** Cache files kept in the directory, one per source path; past this the least recently written go. */
+export const MAX_CACHE_FILES = 256;
+
+const CACHE_FILE_NAME = /^[0-9a-f]{32}\.json$/;
+const TEMPORARY_NAME = /^\.[0-9a-f]{32}\.json\..*\.tmp$/;
+
 /**
- * Removes the temporary files of writes to `file` that were never renamed: without this, every
- * process killed mid-write (a closed terminal, an agent's server stopped) would leave a copy of
- * the cache behind for good. Only names this module writes, only in the cache's own directory,
- * only once abandoned; `unlink` removes a link, never what it leads to.
+ * Keeps the cache directory bounded, on each write (of `file`, which counts as the newest). There is one file per source path, and
+ * sources come and go (a checkout removed, a temporary folder listed once): without a bound the
+ * directory only grew. So past MAX_CACHE_FILES the least recently written files are removed (a
+ * source still in use is parsed once more and written again). And the temporary files of writes
+ * never renamed go once abandoned: every process killed mid-write (a closed terminal, an agent's
+ * server stopped) would otherwise leave a copy of a cache file behind for good. Only names this
+ * module writes, only in the cache's own directory; `unlink` removes a link, never what it leads to.
  */
-function sweepAbandoned(file: string): void {
+function sweepCacheDirectory(file: string): void {
   const dir = path.dirname(file);
-  const prefix = `.${path.basename(file)}.`;
+  const writing = path.basename(file);
   let names: string[];
   try {
     names = fs.readdirSync(dir);
@@ -217,20 +226,35 @@ function sweepAbandoned(file: string): void {
     return;
   }
   const cutoff = Date.now() - ABANDONED_TEMPORARY_MS;
+  const files: Array<{ name: string; mtimeMs: number }> = [];
   for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith(".tmp")) continue;
-    const temporary = path.join(dir, name);
+    const temporary = TEMPORARY_NAME.test(name);
+    if (name === writing || (!temporary && !CACHE_FILE_NAME.test(name))) continue;
     try {
-      if (fs.lstatSync(temporary).mtimeMs < cutoff) fs.unlinkSync(temporary);
+      const stat = fs.lstatSync(path.join(dir, name));
+      if (temporary) {
+        if (stat.mtimeMs < cutoff) fs.unlinkSync(path.join(dir, name));
+      } else files.push({ name, mtimeMs: stat.mtimeMs });
     } catch {
       // Gone meanwhile, or not ours to remove: left as it is.
+    }
+  }
+  const others = MAX_CACHE_FILES - 1;
+  if (files.length <= others) return;
+  files.sort((a, b) => a.mtimeMs - b.mtimeMs);
+  for (const { name } of files.slice(0, files.length - others)) {
+    try {
+      fs.unlinkSync(path.join(dir, name));
+    } catch {
+      // Gone meanwhile.
     }
   }
 }
 
 /** Temporary file in the same directory, then a rename: a reader sees the old file or the new one, whole. */
 function writeAtomically(file: string, text: string): void {
-  sweepAbandoned(file);
+  // First, so that a full disk gets the room back.
+  sweepCacheDirectory(file);
   const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     const fd = fs.openSync(temporary, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);

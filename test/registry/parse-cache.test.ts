@@ -12,7 +12,7 @@ import { before, describe, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { createSkillRuntime } from "../../src/runtime.js";
 import { packageVersion } from "../../src/package/skillport-version.js";
-import { ABANDONED_TEMPORARY_MS } from "../../src/registry/parse-cache.js";
+import { ABANDONED_TEMPORARY_MS, MAX_CACHE_FILES } from "../../src/registry/parse-cache.js";
 import { homeEnv, runCli, type CliRun } from "../cli/cli-process.js";
 import { realTempDir } from "../support/tmp.js";
 
@@ -140,6 +140,7 @@ const LABELS = [
   "future-mtime",
   "not-json",
   "abandoned",
+  "bounded",
 ];
 
 describe("parse cache", { timeout: 600_000 }, () => {
@@ -229,7 +230,7 @@ describe("parse cache", { timeout: 600_000 }, () => {
     assert.equal(readCache(c).version, packageVersion());
   });
 
-  test("a write removes its file's temporaries abandoned by killed writers, and nothing else", { timeout: 120_000 }, async () => {
+  test("a write removes the temporaries abandoned by killed writers, of any source's file, and nothing else", { timeout: 120_000 }, async () => {
     const c = caseOf("abandoned");
     assert.equal((await list(c)).code, 0);
     const file = cacheFile(c);
@@ -242,15 +243,47 @@ describe("parse cache", { timeout: 600_000 }, () => {
     // Past the bound and just inside it (a margin for the time the run takes to reach its write).
     aged(temporary("past"), ABANDONED_TEMPORARY_MS + 30_000);
     aged(temporary("inside"), ABANDONED_TEMPORARY_MS - 30_000);
-    // Old, but not a temporary of this file: another source's, and a name this module never writes.
-    aged(path.join(cacheDir(c), ".0000000000000000000000000000000.json.4242.x.tmp"), ABANDONED_TEMPORARY_MS * 3);
+    // Another source's, abandoned; and old names this module never writes.
+    aged(path.join(cacheDir(c), `.${"0".repeat(32)}.json.4242.x.tmp`), ABANDONED_TEMPORARY_MS * 3);
+    aged(path.join(cacheDir(c), `.${"0".repeat(31)}.json.4242.x.tmp`), ABANDONED_TEMPORARY_MS * 3);
     aged(path.join(cacheDir(c), "notes.tmp"), ABANDONED_TEMPORARY_MS * 3);
     // A skill removed: the cache file is written again.
     fs.rmSync(path.join(c.root, "beta"), { recursive: true });
     assert.equal((await list(c)).code, 0);
     assert.equal(Object.keys(readCache(c).entries).length, 2, "the cache was written again");
     const left = fs.readdirSync(cacheDir(c)).sort();
-    assert.deepEqual(left, [".0000000000000000000000000000000.json.4242.x.tmp", `.${path.basename(file)}.4242.inside.tmp`, path.basename(file), "notes.tmp"].sort());
+    assert.deepEqual(left, [`.${"0".repeat(31)}.json.4242.x.tmp`, `.${path.basename(file)}.4242.inside.tmp`, path.basename(file), "notes.tmp"].sort());
+  });
+
+  test(`a write keeps the cache directory at ${MAX_CACHE_FILES} files, removing the least recently written`, { timeout: 120_000 }, async () => {
+    const c = caseOf("bounded");
+    assert.equal((await list(c)).code, 0);
+    const file = cacheFile(c);
+    // Files of sources long gone, each older than the one before: name i was written i minutes ago.
+    const stale = (i: number) => path.join(cacheDir(c), `${i.toString(16).padStart(32, "0")}.json`);
+    const plant = (count: number) => {
+      for (let i = 1; i <= count; i++) {
+        fs.writeFileSync(stale(i), "{}", { mode: 0o600 });
+        const at = new Date(Date.now() - i * 60_000);
+        fs.utimesSync(stale(i), at, at);
+      }
+    };
+    const rewrite = async (gone: string) => {
+      fs.rmSync(path.join(c.root, gone), { recursive: true });
+      assert.equal((await list(c)).code, 0);
+    };
+    const cacheFiles = () => fs.readdirSync(cacheDir(c)).filter((name) => name.endsWith(".json"));
+    // Exactly at the bound with this source's own file: nothing goes.
+    plant(MAX_CACHE_FILES - 1);
+    await rewrite("beta");
+    assert.equal(cacheFiles().length, MAX_CACHE_FILES);
+    // One past it: the least recently written goes, and only it.
+    plant(MAX_CACHE_FILES);
+    await rewrite("gamma");
+    assert.equal(cacheFiles().length, MAX_CACHE_FILES);
+    assert.equal(fs.existsSync(stale(MAX_CACHE_FILES)), false, "the oldest is removed");
+    assert.equal(fs.existsSync(stale(MAX_CACHE_FILES - 1)), true);
+    assert.ok(fs.existsSync(file), "the file just written stays");
   });
 
   test("a file written by another build of the parser is ignored and rewritten", { timeout: 120_000 }, async () => {
