@@ -208,13 +208,14 @@ const CACHE_FILE_NAME = /^[0-9a-f]{32}\.json$/;
 const TEMPORARY_NAME = /^\.[0-9a-f]{32}\.json\..*\.tmp$/;
 
 /**
- * Keeps the cache directory bounded, on each write (of `file`, which counts as the newest). There is one file per source path, and
- * sources come and go (a checkout removed, a temporary folder listed once): without a bound the
- * directory only grew. So past MAX_CACHE_FILES the least recently written files are removed (a
- * source still in use is parsed once more and written again). And the temporary files of writes
- * never renamed go once abandoned: every process killed mid-write (a closed terminal, an agent's
- * server stopped) would otherwise leave a copy of a cache file behind for good. Only names this
- * module writes, only in the cache's own directory; `unlink` removes a link, never what it leads to.
+ * Keeps the cache directory bounded, on each write (of `file`, which counts as the newest).
+ * There is one file per source path, and sources come and go (a checkout removed, a temporary
+ * folder listed once): without a bound the directory only grew. So past MAX_CACHE_FILES the least
+ * recently written files are removed (a source still in use is parsed once more and written
+ * again). And the temporary files of writes never renamed go once abandoned: every process
+ * killed mid-write (a closed terminal, an agent's server stopped) would otherwise leave a copy of
+ * a cache file behind for good. Only names this module writes, only in the cache's own
+ * directory; `unlink` removes a link, never what it leads to.
  */
 function sweepCacheDirectory(file: string): void {
   const dir = path.dirname(file);
