@@ -138,6 +138,8 @@ export function parseConfig(text: string, file: string, home: string = os.homedi
       if (source.followExternalLinks !== undefined) resolved.followExternalLinks = source.followExternalLinks;
       if (source.linkRoot !== undefined) resolved.linkRoot = resolveSourcePath(source.linkRoot, baseDir, home);
       if (source.optional !== undefined) resolved.optional = source.optional;
+      if (source.writable !== undefined) resolved.writable = source.writable;
+      if (source.trusted !== undefined) resolved.trusted = source.trusted;
       return resolved;
     });
   }
@@ -218,7 +220,7 @@ function describeIssue(issue: Issue): string {
 function allowedKeysHint(issuePath: readonly PropertyKey[]): string {
   const [top, , third] = issuePath;
   if (issuePath.length === 0) return "allowed: sources, agents, projects";
-  if (top === "sources") return "allowed: path, origin, projectId, label, agentId, maxDirectories, followExternalLinks, linkRoot, optional";
+  if (top === "sources") return `allowed: ${Object.keys(SOURCE_FIELDS).join(", ")}`;
   if (top === "agents" && third === undefined) return "allowed: allowedSkills, excludedSkills, allowedTools, deniedTools";
   if (top === "projects" && third === undefined) return "allowed: label, disabledSkills, sharedSkills, toolWhitelist";
   return "remove it or check its spelling";

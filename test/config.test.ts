@@ -63,7 +63,7 @@ test("a source's walk options are read: maxDirectories, followExternalLinks, and
   assert.equal(configError('{"sources": [{"path": "x", "maxDirectories": 0}]}').key, "sources[0].maxDirectories");
   assert.equal(configError('{"sources": [{"path": "x", "maxDirectories": 2.5}]}').key, "sources[0].maxDirectories");
   assert.match(configError('{"sources": [{"path": "x", "followExternalLinks": "yes"}]}').message, /sources\[0\]\.followExternalLinks: expected boolean, got string/);
-  assert.match(configError('{"sources": [{"path": "x", "followLinks": true}]}').message, /allowed: path, origin, projectId, label, agentId, maxDirectories, followExternalLinks, linkRoot, optional$/);
+  assert.match(configError('{"sources": [{"path": "x", "followLinks": true}]}').message, /allowed: path, origin, projectId, label, agentId, maxDirectories, followExternalLinks, linkRoot, writable, trusted, optional$/);
 });
 
 test("no sources key means the defaults (undefined), and agents/projects default to empty", () => {

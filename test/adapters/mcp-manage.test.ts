@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Envelope, ListData } from "../../src/tool/envelope.js";
+import { runCli } from "../cli/cli-process.js";
 import { serverCommand } from "../support/mcp-server.js";
 import { callSkill, dataOf, readLogs, skillTree } from "./mcp-fixtures.js";
 
@@ -97,4 +98,26 @@ test("with --authoring: skill_manage beside `skill`; a created skill is listed, 
     "stale_skill",
     "deleted",
   ]);
+});
+
+test("a config file's writable source opens skill_manage, and its trusted flag reaches the skills written there", T, async (t) => {
+  const tree = skillTree();
+  const config = path.join(tree.cwd, "team.json");
+  const writable = { path: "./agent-skills", origin: "agent", agentId: "a1", writable: true, trusted: true };
+  fs.writeFileSync(config, JSON.stringify({ sources: [tree.root, writable] }));
+  const client = await connect(["--config", config, "--agent", "a1", "--no-log"], tree);
+  t.after(() => client.close());
+  assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name).sort(), ["skill", "skill_manage"]);
+  const content = "---\nname: tokened\ndescription: Runs a script.\nallowed-tools: Bash\n---\n\n# Tokened\n";
+  const created = await manage(client, { action: "create", name: "tokened", content });
+  assert.equal(created.isError, false, created.text);
+  assert.equal(fs.existsSync(path.join(tree.cwd, "agent-skills", "tokened", "SKILL.md")), true);
+  // Trusted: the skill's own tool approval stands; the same source not trusted drops it with a warning.
+  const ignored = async (): Promise<string[]> => {
+    const run = await runCli(["doctor", "--config", config, "--json"], { cwd: tree.cwd, env: tree.env });
+    return (JSON.parse(run.stdout) as { diagnostics: Array<{ code: string }> }).diagnostics.map((d) => d.code).filter((code) => code === "authored_grants_ignored");
+  };
+  assert.deepEqual(await ignored(), []);
+  fs.writeFileSync(config, JSON.stringify({ sources: [tree.root, { ...writable, trusted: false }] }));
+  assert.deepEqual(await ignored(), ["authored_grants_ignored"]);
 });
