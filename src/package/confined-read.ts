@@ -114,6 +114,25 @@ export async function readConfinedBytes(
   return readConfinedBytesSync(skillDir, filePath, options);
 }
 
+/**
+ * The skill's directory, as long as it is still the folder loading registered. A registered
+ * skill's `dir` is the real path discovery found it at, so one that no longer resolves to itself
+ * had a folder on its way, or its own, swapped for a link since: into the shared pool, or
+ * another agent's private skill. Reading or writing through it would reach that place under this
+ * skill's name and this scope's rights, so nothing is, until a rescan finds what is there now.
+ * Every confined read and write goes through this one check.
+ */
+export function registeredSkillDir(skillDir: string): { ok: true; realDir: string } | { ok: false; reason: ReadErrorReason; why: string } {
+  let realDir: string;
+  try {
+    realDir = fs.realpathSync.native(skillDir);
+  } catch (error) {
+    return { ok: false, reason: fileErrorReason(error), why: "the skill directory cannot be resolved" };
+  }
+  if (realDir !== skillDir) return { ok: false, reason: "illegal_path", why: "the skill's folder is no longer the one its skill was loaded from (a link stands on its way); it is read again at the next scan" };
+  return { ok: true, realDir };
+}
+
 /** `readConfinedBytes` without the promise: for a write that must check and replace without yielding. */
 export function readConfinedBytesSync(skillDir: string, filePath: string, options: { maxBytes: number; sourceRoots?: readonly string[] }): ConfinedBytes {
   const normalised = normaliseSkillPath(filePath);
@@ -126,13 +145,10 @@ export function readConfinedBytesSync(skillDir: string, filePath: string, option
   // Synchronous on purpose: each step is one bounded system call on a path inside the skill
   // (`open` never waits, `read` takes at most `maxBytes`), and measured here the same steps
   // through fs/promises cost 8–10× the CPU, each a trip through the thread pool.
-  let realDir: string;
+  const resolved = registeredSkillDir(skillDir);
+  if (!resolved.ok) return refuse(resolved.reason, resolved.why);
+  const realDir = resolved.realDir;
   let realTarget: string;
-  try {
-    realDir = fs.realpathSync.native(skillDir);
-  } catch (error) {
-    return refuse(fileErrorReason(error), "the skill directory cannot be resolved");
-  }
   try {
     realTarget = fs.realpathSync.native(path.join(realDir, ...normalised.segments));
   } catch (error) {

@@ -13,10 +13,11 @@ import { createHash, randomBytes } from "node:crypto";
 import fs, { constants } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { isInside, normaliseSkillPath, readConfinedBytesSync as readConfinedBytesUnderLimit, type ReadErrorReason } from "./confined-read.js";
+import { isInside, normaliseSkillPath, readConfinedBytesSync as readConfinedBytesUnderLimit, registeredSkillDir, type ReadErrorReason } from "./confined-read.js";
 import { MAX_AUTHORED_FILE_BYTES } from "./limits.js";
 import { packageWriteProblem } from "./package-files.js";
 import { isLeftOutOfPackage, liesInOtherPackage, SKILL_FILE_NAMES, sourceRootsInside } from "./package-shape.js";
+import { hasUnshowableCharacter } from "./display-text.js";
 import { errorCode, fileErrorReason } from "./file-error.js";
 import { fsyncDirectory } from "./fsync-directory.js";
 
@@ -33,12 +34,26 @@ export type WritablePath = { ok: true; path: string; segments: string[] } | Writ
  * file (changed only through create, edit and patch, which validate it); a `SKILL.md` further
  * down would make that folder a skill of its own, unvalidated, so it is refused.
  */
+/** The longest file or folder name most file systems take (NAME_MAX), in bytes. */
+const MAX_NAME_BYTES = 255;
+/**
+ * The longest file name a write takes: a file is written under a temporary name first
+ * (`.<name>.<pid>-<12 hex>.tmp`, a pid of at most 7 digits), which must fit NAME_MAX too.
+ */
+const MAX_FILE_NAME_BYTES = MAX_NAME_BYTES - ".".length - ".1234567-".length - 12 - ".tmp".length;
+
 export function writablePath(filePath: string): WritablePath {
   const normalised = normaliseSkillPath(filePath);
   if (!normalised.ok) return normalised;
   const refuse = (reason: WriteErrorReason, why: string): WriteRefusal => refusal(normalised.path, reason, why);
   if (normalised.segments.some(isLeftOutOfPackage)) return refuse("unsupported_path", "dot-entries and node_modules are not part of a skill's package");
+  // The package rules leave such a name out of every listing (package-shape, resources.ts): a
+  // file written under it could be read by name and never seen, by the model or anyone else.
+  if (normalised.segments.some(hasUnshowableCharacter)) return refuse("illegal_path", "a name with a line break or a hidden character could never be listed");
+  // Checked before any folder on the way is made, so the refusal leaves nothing behind.
   const last = normalised.segments[normalised.segments.length - 1]!;
+  if (normalised.segments.slice(0, -1).some((segment) => Buffer.byteLength(segment) > MAX_NAME_BYTES)) return refuse("illegal_path", `a folder name is longer than ${MAX_NAME_BYTES} bytes`);
+  if (Buffer.byteLength(last) > MAX_FILE_NAME_BYTES) return refuse("illegal_path", `a file name is longer than ${MAX_FILE_NAME_BYTES} bytes`);
   if (SKILL_FILE_NAMES.includes(last) || last.toLowerCase() === "skill.md") {
     return refuse("illegal_path", normalised.segments.length === 1 ? "SKILL.md is changed only by create, edit and patch" : "a SKILL.md below the skill would make that folder a skill of its own");
   }
@@ -171,6 +186,8 @@ export function createSkillFolder(parentDir: string, name: string, skillFileText
  */
 export function deleteSkillFolder(skillDir: string): WriteOutcome {
   const name = path.basename(skillDir);
+  const registered = registeredSkillDir(skillDir);
+  if (!registered.ok) return refusal(name, registered.reason, registered.why);
   const stat = fs.lstatSync(skillDir, { throwIfNoEntry: false });
   if (stat === undefined) return refusal(name, "not_found", "the skill folder is gone");
   if (!stat.isDirectory()) return refusal(name, "illegal_path", "the skill folder is a link or not a folder");
@@ -198,14 +215,27 @@ const STALE_LOCK_MS = 30_000;
  * waiting: the skill is changing under the caller, which is what a stale check reports. A lock
  * left by a writer that died (its process gone, or the lock older than 30 s) is broken.
  */
+function removeAbandonedLock(lockFile: string): boolean {
+  try {
+    if (fs.lstatSync(lockFile).isDirectory()) return false;
+    fs.rmSync(lockFile, { force: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function withSkillWriteLock<T>(skillDir: string, work: () => T): LockedResult<T> {
   const lockFile = path.join(path.dirname(skillDir), `.${path.basename(skillDir)}.skillport-lock`);
   const content = `${process.pid} ${os.hostname()} ${Date.now()}\n`;
   let held = false;
   for (let attempt = 0; attempt < 2 && !held; attempt++) {
     if (placeLock(skillDir, lockFile, content)) held = true;
-    else if (attempt === 0 && lockIsAbandoned(lockFile)) fs.rmSync(lockFile, { force: true });
-    else return { ok: false, holder: lockHolder(lockFile) };
+    else if (attempt === 0 && lockIsAbandoned(lockFile)) {
+      // Only a file is ever a lock of ours: anything else planted there (a folder) is not
+      // removed, and the skill answers as held until it is gone.
+      if (!removeAbandonedLock(lockFile)) return { ok: false, holder: lockHolder(lockFile) };
+    } else return { ok: false, holder: lockHolder(lockFile) };
   }
   if (!held) return { ok: false, holder: lockHolder(lockFile) };
   try {
@@ -372,12 +402,9 @@ function placeFor(skillDir: string, checked: WritablePath, { createFolders, sour
   if (!checked.ok) return checked;
   const shown = checked.path;
   const refuse = (reason: WriteErrorReason, why: string): WriteRefusal => refusal(shown, reason, why);
-  let realDir: string;
-  try {
-    realDir = fs.realpathSync.native(skillDir);
-  } catch (error) {
-    return refuse(fileErrorReason(error), "the skill directory cannot be resolved");
-  }
+  const resolved = registeredSkillDir(skillDir);
+  if (!resolved.ok) return refuse(resolved.reason, resolved.why);
+  const realDir = resolved.realDir;
   // A nested skill's folder, or another source's root inside this skill, is another package: the
   // read rule (`liesInOtherPackage`), checked before a folder on the way is created.
   if (liesInOtherPackage(realDir, checked.segments, sourceRootsInside(realDir, sourceRoots))) return refuse("illegal_path", "it lies in another skill's folder");

@@ -114,11 +114,13 @@ test("containment is by whole path components: a sibling `a-evil` is outside `a`
   assert.equal(own.ok && own.content, "evil secret\n");
 });
 
-test("the skill directory itself may be reached through a symlink", async () => {
+test("a skill directory that is not its own real path is refused: a registered skill's is, so a link there was swapped in since", async () => {
   const alias = path.join(root, "alias");
   fs.symlinkSync(skill, alias);
   const result = await readConfinedFile(alias, "references/guide.md");
-  assert.equal(result.ok && result.content, "# Guide\n");
+  assert.deepEqual([result.ok, !result.ok && result.reason], [false, "illegal_path"]);
+  assert.match(!result.ok ? result.message : "", /no longer the one its skill was loaded from/);
+  assert.equal((await readConfinedFile(skill, "references/guide.md")).ok, true, "the real folder itself is read");
 });
 
 test("a 1 MiB file is cut on a character boundary with a notice naming its size", async () => {

@@ -60,3 +60,38 @@ test("a file of exactly 1 MiB is read for a change; one byte more is too_large t
   assert.ok(!over.ok);
   assert.equal(over.reason, "too_large");
 });
+
+test("a skill folder swapped for a link after loading is neither written, removed from, deleted nor read through", async () => {
+  const { writeSkillFile, removeSkillFile, deleteSkillFolder } = await import("../../src/package/confined-write.js");
+  const { readConfinedBytes } = await import("../../src/package/confined-read.js");
+  const root = realTempDir("swapped-skill");
+  // The folder loading registered (a real path), and a shared skill elsewhere it is swapped for.
+  const mine = path.join(root, "authored", "mine");
+  const shared = path.join(root, "shared", "pool-skill");
+  for (const dir of [mine, shared]) {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "SKILL.md"), "---\nname: x\ndescription: y\n---\n");
+    fs.writeFileSync(path.join(dir, "keep.md"), `kept in ${path.basename(dir)}\n`);
+  }
+  assert.equal(writeSkillFile(mine, "notes.md", "mine\n").ok, true, "the registered folder itself is written");
+  fs.renameSync(mine, `${mine}.away`);
+  fs.symlinkSync(shared, mine);
+
+  const written = writeSkillFile(mine, "scripts/evil.sh", "echo hi\n");
+  assert.equal(written.ok, false);
+  assert.equal(fs.existsSync(path.join(shared, "scripts")), false, "nothing written into the shared skill");
+  assert.equal(removeSkillFile(mine, "keep.md").ok, false);
+  assert.equal(fs.readFileSync(path.join(shared, "keep.md"), "utf8"), "kept in pool-skill\n");
+  assert.equal(deleteSkillFolder(mine).ok, false);
+  assert.ok(fs.existsSync(path.join(shared, "SKILL.md")));
+  const read = await readConfinedBytes(mine, "keep.md", { maxBytes: 1024 });
+  assert.deepEqual([read.ok, read.ok ? "" : read.reason], [false, "illegal_path"], "the shared skill's file is not read under this skill's name");
+  // A folder above it swapped the same way is refused as well.
+  fs.rmSync(mine);
+  fs.renameSync(`${mine}.away`, mine);
+  fs.renameSync(path.join(root, "authored"), path.join(root, "authored.away"));
+  fs.symlinkSync(path.join(root, "shared"), path.join(root, "authored"));
+  fs.renameSync(shared, path.join(root, "shared", "mine"));
+  assert.equal(writeSkillFile(mine, "notes.md", "again\n").ok, false);
+  assert.equal(fs.existsSync(path.join(root, "shared", "mine", "notes.md")), false);
+});

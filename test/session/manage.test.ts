@@ -219,6 +219,14 @@ test("paths are confined: `..`, absolute paths, a link, a FIFO, SKILL.md by writ
     [{ action: "write_file", name: "notes", file_path: "nested/guide.md", content: "x" }, "illegal_path"],
     [{ action: "patch", name: "notes", file_path: "nested/guide.md", old_string: "nested", new_string: "x" }, "not_found"],
     [{ action: "remove_file", name: "notes", file_path: "nested/guide.md" }, "illegal_path"],
+    // Names every listing leaves out (a line break, a hidden character): written, they could be read by name and never seen.
+    [{ action: "write_file", name: "notes", file_path: "a\nb.md", content: "x" }, "illegal_path"],
+    [{ action: "write_file", name: "notes", file_path: "c\rd.md", content: "x" }, "illegal_path"],
+    [{ action: "write_file", name: "notes", file_path: "evil\u202Etxt.sh", content: "x" }, "illegal_path"],
+    [{ action: "write_file", name: "notes", file_path: "hid\u200Bden/x.md", content: "x" }, "illegal_path"],
+    // One byte past the longest names a write takes (a folder's 255, a file's 229: its temporary name must fit too), refused before a folder is made.
+    [{ action: "write_file", name: "notes", file_path: `long/${"b".repeat(230)}`, content: "x" }, "illegal_path"],
+    [{ action: "write_file", name: "notes", file_path: `${"d".repeat(256)}/x.md`, content: "x" }, "illegal_path"],
   ];
   for (const [args, reason] of cases) {
     const answer = await session.manage(args);
@@ -232,6 +240,10 @@ test("paths are confined: `..`, absolute paths, a link, a FIFO, SKILL.md by writ
   assert.equal(fs.existsSync(path.join(authoring, "escape.md")), false);
   assert.equal(fs.lstatSync(path.join(dir, "link.md")).isSymbolicLink(), true);
   assert.equal(fs.readFileSync(path.join(dir, "nested", "guide.md"), "utf8"), "nested guide\n");
+  assert.deepEqual(fs.readdirSync(dir).filter((name) => /[\n\r\u202e\u200b]|^long$|^hid|^ddd/u.test(name)), [], "no refused name left a file or folder");
+  // Exactly at the longest names: written.
+  const atLimit = await session.manage({ action: "write_file", name: "notes", file_path: `${"d".repeat(255)}/${"b".repeat(229)}`, content: "x" });
+  assert.equal(atLimit.ok, true, JSON.stringify(atLimit.error));
 });
 
 test("content that is not UTF-8 text is refused: a lone surrogate, and a patch of a file that is not UTF-8", T, async (t) => {
@@ -619,4 +631,39 @@ test("in a project, skill_manage is on by the default whitelist and off under a 
   assert.deepEqual([fs.readdirSync(open), fs.readdirSync(closed)], [["a"], []]);
   // The skill tool itself stays on there.
   assert.equal((await inClosed.call({})).ok, true);
+});
+
+test("a written skill's folder swapped for a link between calls: nothing is written, removed or read through it", T, async (t) => {
+  const { authoring, shared, session } = await setup(t);
+  assert.equal((await session.manage({ action: "create", name: "mine", content: skillMd("mine") })).ok, true);
+  assert.equal((await session.manage({ action: "write_file", name: "mine", file_path: "notes.md", content: "mine\n" })).ok, true);
+  fs.writeFileSync(path.join(shared, "shared-skill", "keep.md"), "shared\n");
+  // Another process swaps the folder for a link into the read-only shared pool.
+  fs.renameSync(path.join(authoring, "mine"), path.join(authoring, "mine.away"));
+  fs.symlinkSync(path.join(shared, "shared-skill"), path.join(authoring, "mine"));
+
+  const removed = await session.manage({ action: "remove_file", name: "mine", file_path: "keep.md" });
+  assert.equal(removed.ok, false, JSON.stringify(removed));
+  const written = await session.manage({ action: "write_file", name: "mine", file_path: "scripts/evil.sh", content: "echo hi\n" });
+  assert.equal(written.ok, false, JSON.stringify(written));
+  const read = await session.call({ name: "mine", file_path: "keep.md" });
+  assert.equal(read.ok, false, JSON.stringify(read));
+  assert.equal(fs.readFileSync(path.join(shared, "shared-skill", "keep.md"), "utf8"), "shared\n");
+  assert.equal(fs.existsSync(path.join(shared, "shared-skill", "scripts")), false);
+});
+
+test("a folder planted where a skill's write lock goes is never removed; the write answers that the skill is held", T, async (t) => {
+  const { authoring, session } = await setup(t);
+  assert.equal((await session.manage({ action: "create", name: "locked", content: skillMd("locked") })).ok, true);
+  const lock = path.join(authoring, ".locked.skillport-lock");
+  fs.mkdirSync(lock);
+  fs.writeFileSync(path.join(lock, "inside.txt"), "planted\n");
+  const old = new Date(Date.now() - 10 * 60_000);
+  fs.utimesSync(lock, old, old);
+  const answer = await session.manage({ action: "write_file", name: "locked", file_path: "notes.md", content: "x\n" });
+  assert.equal(answer.ok, false);
+  assert.equal(answer.error?.code, "stale_skill", JSON.stringify(answer.error));
+  assert.equal(answer.error!.message.includes(authoring), false, answer.error!.message);
+  assert.equal(fs.readFileSync(path.join(lock, "inside.txt"), "utf8"), "planted\n");
+  assert.equal(fs.existsSync(path.join(authoring, "locked", "notes.md")), false);
 });
