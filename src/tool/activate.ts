@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import type { Scope } from "../access/types.js";
 import { readStampedSkillBody, SkillBodyError, type StampedBody } from "../package/body.js";
+import { registeredSkillDir } from "../package/confined-read.js";
 import { isOutOfDescriptors, outOfDescriptorsText } from "../package/descriptor-limit.js";
 import { envNames } from "../package/requirements.js";
 import { hasResources, listResources } from "../package/resources.js";
@@ -100,6 +101,16 @@ async function prepare(found: FoundSkill): Promise<({ ok: true } & StampedBody) 
         missing: [],
       }),
       readFailed: false,
+    };
+  }
+  // A folder swapped for a link since loading would serve another skill's body under this name:
+  // answered as a file that could not be read, which rescans once (`registeredSkillDir`).
+  const registered = registeredSkillDir(skill.dir);
+  if (!registered.ok) {
+    return {
+      ok: false,
+      envelope: failure({ code: "skill_read_error", reason: registered.reason, message: `Skill ${JSON.stringify(skill.name)} could not be loaded: ${registered.why}.` }),
+      readFailed: true,
     };
   }
   try {

@@ -648,6 +648,10 @@ test("a written skill's folder swapped for a link between calls: nothing is writ
   assert.equal(written.ok, false, JSON.stringify(written));
   const read = await session.call({ name: "mine", file_path: "keep.md" });
   assert.equal(read.ok, false, JSON.stringify(read));
+  // Nor is the shared skill's body served under this name (the activation rescans, and "mine" is gone).
+  fs.writeFileSync(path.join(shared, "shared-skill", "SKILL.md"), skillMd("shared-skill", "Shared.", "", "# Shared body only\n"));
+  const activated = await session.call({ name: "mine" });
+  assert.equal(JSON.stringify(activated).includes("Shared body only"), false, JSON.stringify(activated));
   assert.equal(fs.readFileSync(path.join(shared, "shared-skill", "keep.md"), "utf8"), "shared\n");
   assert.equal(fs.existsSync(path.join(shared, "shared-skill", "scripts")), false);
 });
