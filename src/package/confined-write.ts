@@ -29,11 +29,6 @@ export type WriteOutcome = { ok: true } | WriteRefusal;
 
 export type WritablePath = { ok: true; path: string; segments: string[] } | WriteRefusal;
 
-/**
- * A skill-relative path an agent may write or remove. SKILL.md at the top is the skill's own
- * file (changed only through create, edit and patch, which validate it); a `SKILL.md` further
- * down would make that folder a skill of its own, unvalidated, so it is refused.
- */
 /** The longest file or folder name most file systems take (NAME_MAX), in bytes. */
 const MAX_NAME_BYTES = 255;
 /**
@@ -42,6 +37,11 @@ const MAX_NAME_BYTES = 255;
  */
 const MAX_FILE_NAME_BYTES = MAX_NAME_BYTES - ".".length - ".1234567-".length - 12 - ".tmp".length;
 
+/**
+ * A skill-relative path an agent may write or remove. SKILL.md at the top is the skill's own
+ * file (changed only through create, edit and patch, which validate it); a `SKILL.md` further
+ * down would make that folder a skill of its own, unvalidated, so it is refused.
+ */
 export function writablePath(filePath: string): WritablePath {
   const normalised = normaliseSkillPath(filePath);
   if (!normalised.ok) return normalised;
@@ -215,16 +215,6 @@ const STALE_LOCK_MS = 30_000;
  * waiting: the skill is changing under the caller, which is what a stale check reports. A lock
  * left by a writer that died (its process gone, or the lock older than 30 s) is broken.
  */
-function removeAbandonedLock(lockFile: string): boolean {
-  try {
-    if (fs.lstatSync(lockFile).isDirectory()) return false;
-    fs.rmSync(lockFile, { force: true });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export function withSkillWriteLock<T>(skillDir: string, work: () => T): LockedResult<T> {
   const lockFile = path.join(path.dirname(skillDir), `.${path.basename(skillDir)}.skillport-lock`);
   const content = `${process.pid} ${os.hostname()} ${Date.now()}\n`;
@@ -232,8 +222,6 @@ export function withSkillWriteLock<T>(skillDir: string, work: () => T): LockedRe
   for (let attempt = 0; attempt < 2 && !held; attempt++) {
     if (placeLock(skillDir, lockFile, content)) held = true;
     else if (attempt === 0 && lockIsAbandoned(lockFile)) {
-      // Only a file is ever a lock of ours: anything else planted there (a folder) is not
-      // removed, and the skill answers as held until it is gone.
       if (!removeAbandonedLock(lockFile)) return { ok: false, holder: lockHolder(lockFile) };
     } else return { ok: false, holder: lockHolder(lockFile) };
   }
@@ -243,6 +231,20 @@ export function withSkillWriteLock<T>(skillDir: string, work: () => T): LockedRe
     return { ok: true, value: work() };
   } finally {
     fs.rmSync(lockFile, { force: true });
+  }
+}
+
+/**
+ * Breaks an abandoned lock. Only a file is ever a lock of ours: anything else planted there (a
+ * folder) stays, and the skill answers as held.
+ */
+function removeAbandonedLock(lockFile: string): boolean {
+  try {
+    if (fs.lstatSync(lockFile).isDirectory()) return false;
+    fs.rmSync(lockFile, { force: true });
+    return true;
+  } catch {
+    return false;
   }
 }
 
