@@ -341,8 +341,7 @@ function readEntries(dir: string, walk: Walk): fs.Dirent[] {
   try {
     const entries = fs.readdirSync(dir, { withFileTypes: true });
     // readdir order is filesystem-specific; sorting makes "first found wins" the same everywhere.
-    // (A listing of one entry, a skill folder holding only SKILL.md, has nothing to sort.)
-    return entries.length < 2 ? entries : entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch (error) {
     const code = errorCode(error);
     // Removed while walking: it simply has no skills now.

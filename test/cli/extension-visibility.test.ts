@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
+import type { ExtensionVisibility } from "../../src/adapters/skill-entry.js";
+import { extensionReport, reportingOnPackages } from "../../src/cli/extension-report.js";
+import { createSkillRuntime } from "../../src/runtime.js";
 import { writeSkill } from "../support/tmp.js";
 import { jsonOf, runCli, sandbox } from "./cli-process.js";
 
@@ -11,6 +15,18 @@ function tree(): { cwd: string; env: Record<string, string>; root: string } {
   writeSkill(root, "mapped", "name: mapped\ndescription: Keeps a map in metadata.\nmetadata:\n  author: ops\n  vbot:\n    requirements:\n      env: HOME");
   writeSkill(root, "wordy", `name: wordy\ndescription: ${"w".repeat(1025)}`);
   return { cwd: box.cwd, env: box.env, root };
+}
+
+/** The extension verdicts of a runtime over the global source `root`, loaded here; `afterLoad` runs between the load and the report. */
+async function verdictsOf(root: string, box: { cwd: string; home: string }, afterLoad: () => void = () => {}): Promise<Map<string, ExtensionVisibility>> {
+  const runtime = await createSkillRuntime({ sources: [{ path: root, origin: "global" }], cwd: box.cwd, home: box.home, env: {} });
+  try {
+    afterLoad();
+    const registry = runtime.registry();
+    return await extensionReport(registry, [...registry.all()]);
+  } finally {
+    await runtime.close();
+  }
 }
 
 interface ListJson {
@@ -57,9 +73,6 @@ test("doctor warns about skills Skills Extension clients will not see, and metad
 });
 
 test("the verdicts of a run that reuses discovery's listings are those of a run that lists every package itself", { timeout: 120_000 }, async () => {
-  const { createSkillRuntime } = await import("../../src/runtime.js");
-  const { extensionReport, reportingOnPackages } = await import("../../src/cli/extension-report.js");
-  const fs = await import("node:fs");
   const box = sandbox();
   const root = path.join(box.cwd, "skills");
   writeSkill(root, "plain", "name: plain\ndescription: Nothing unusual.");
@@ -86,15 +99,7 @@ test("the verdicts of a run that reuses discovery's listings are those of a run 
   fs.writeFileSync(path.join(root, "heavy", "data.bin"), "");
   fs.truncateSync(path.join(root, "heavy", "data.bin"), 17 * 1024 * 1024);
 
-  const verdicts = async () => {
-    const runtime = await createSkillRuntime({ sources: [{ path: root, origin: "global" }], cwd: box.cwd, home: box.home, env: {} });
-    try {
-      const registry = runtime.registry();
-      return [...(await extensionReport(registry, [...registry.all()])).entries()].sort(([a], [b]) => (a < b ? -1 : 1));
-    } finally {
-      await runtime.close();
-    }
-  };
+  const verdicts = async () => [...(await verdictsOf(root, box)).entries()].sort(([a], [b]) => (a < b ? -1 : 1));
   const listedAgain = await verdicts();
   const reused = await reportingOnPackages(verdicts);
   assert.deepEqual(reused, listedAgain);
@@ -113,9 +118,6 @@ test("the verdicts of a run that reuses discovery's listings are those of a run 
 });
 
 test("while discovery's listings are kept, a verdict takes SKILL.md as loading read it; without them it is checked again", { timeout: 120_000 }, async () => {
-  const { createSkillRuntime } = await import("../../src/runtime.js");
-  const { extensionReport, reportingOnPackages } = await import("../../src/cli/extension-report.js");
-  const fs = await import("node:fs");
   const box = sandbox();
   const root = path.join(box.cwd, "skills");
   const manifest = path.join(writeSkill(root, "grows", "name: grows\ndescription: Rewritten after loading."), "SKILL.md");
@@ -123,14 +125,8 @@ test("while discovery's listings are kept, a verdict takes SKILL.md as loading r
   // Loads the skill, then rewrites its SKILL.md with a description the extension refuses.
   const verdictAfterRewrite = async () => {
     fs.writeFileSync(manifest, original);
-    const runtime = await createSkillRuntime({ sources: [{ path: root, origin: "global" }], cwd: box.cwd, home: box.home, env: {} });
-    try {
-      fs.writeFileSync(manifest, `---\nname: grows\ndescription: ${"w".repeat(1025)}\n---\n`);
-      const registry = runtime.registry();
-      return (await extensionReport(registry, [...registry.all()])).get("grows");
-    } finally {
-      await runtime.close();
-    }
+    const rewrite = () => fs.writeFileSync(manifest, `---\nname: grows\ndescription: ${"w".repeat(1025)}\n---\n`);
+    return (await verdictsOf(root, box, rewrite)).get("grows");
   };
   assert.deepEqual(await reportingOnPackages(verdictAfterRewrite), { served: true, reason: null, leftOut: [] }, "as of loading: the listing said a regular file, loading stamped it");
   const checkedAgain = await verdictAfterRewrite();
