@@ -10,7 +10,7 @@
  * the reason comes back instead, so one such skill never breaks a client's whole listing.
  * Every byte is read through the package layer's confined read.
  */
-import fs from "node:fs";
+import fs, { type Dirent } from "node:fs";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { readConfinedBytes } from "../package/confined-read.js";
@@ -20,7 +20,7 @@ import { yamlLibrary } from "../package/yaml.js";
 import { MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES } from "../package/limits.js";
 import { fileDigest } from "../package/package-digest.js";
 import { peekDiscoveredListing } from "../package/discovered-listings.js";
-import { listResources } from "../package/resources.js";
+import { listResources, listResourcesNow, type ResourceListing } from "../package/resources.js";
 import type { RegisteredSkill } from "../registry/types.js";
 import { isCanonical, skillUri } from "./skill-uri.js";
 
@@ -102,21 +102,43 @@ type Stamping = "versions" | "sizes";
  * by size, it also says whether SKILL.md is still the regular file, not a link, that loading
  * read (`manifestAsLoaded`), from the same `lstat`.
  */
-async function packageFiles(
-  skill: RegisteredSkill,
-  sourceRoots: readonly string[],
-  stamping: Stamping = "versions",
-): Promise<{ ok: true; files: PackageFile[]; total: number; manifestAsLoaded: boolean } | { ok: false; reason: string }> {
-  const refuse = (reason: string) => ({ ok: false as const, reason });
-  if (path.basename(skill.skillFile) !== "SKILL.md") return refuse("its manifest is named skill.md; the extension serves SKILL.md only");
-
-  // Measured by size while discovery's listing of the folder is kept, SKILL.md needs no `lstat`
-  // of its own: that listing, read moments before loading opened the file, says whether it was
-  // a regular file, not a link, and loading stamped it as it read it. This run's verdict is then
-  // as of loading, which is what it reports on (`list`, `doctor`).
-  const manifestEntry = stamping === "sizes" ? peekDiscoveredListing(skill.dir)?.find((entry) => entry.name === "SKILL.md") : undefined;
+async function packageFiles(skill: RegisteredSkill, sourceRoots: readonly string[], stamping: Stamping = "versions"): Promise<MeasuredPackage> {
+  if (!servesManifest(skill)) return manifestRefusal;
+  const manifestEntry = stamping === "sizes" ? discoveredManifest(skill) : undefined;
   // The package as the tool lists it (one rule for what a skill ships), plus SKILL.md itself.
-  const listing = await listResources(skill.dir, { sourceRoots });
+  return measuredPackage(skill, await listResources(skill.dir, { sourceRoots }), stamping, manifestEntry);
+}
+
+/** `packageFiles` by size without leaving the turn, or undefined when its listing needs the asynchronous walk (`listResourcesNow`). */
+function packageSizesNow(skill: RegisteredSkill, sourceRoots: readonly string[]): MeasuredPackage | undefined {
+  if (!servesManifest(skill)) return manifestRefusal;
+  const manifestEntry = discoveredManifest(skill);
+  const listing = listResourcesNow(skill.dir, { sourceRoots });
+  return listing && measuredPackage(skill, listing, "sizes", manifestEntry);
+}
+
+type MeasuredPackage = { ok: true; files: PackageFile[]; total: number; manifestAsLoaded: boolean } | { ok: false; reason: string };
+
+const manifestRefusal: MeasuredPackage = Object.freeze({ ok: false, reason: "its manifest is named skill.md; the extension serves SKILL.md only" });
+
+function servesManifest(skill: RegisteredSkill): boolean {
+  return path.basename(skill.skillFile) === "SKILL.md";
+}
+
+/**
+ * Measured by size while discovery's listing of the folder is kept, SKILL.md needs no `lstat` of
+ * its own: that listing, read moments before loading opened the file, says whether it was a
+ * regular file, not a link, and loading stamped it as it read it. This run's verdict is then as
+ * of loading, which is what it reports on (`list`, `doctor`). Looked up before the listing is
+ * made, which takes discovery's listing away.
+ */
+function discoveredManifest(skill: RegisteredSkill): Dirent | undefined {
+  return peekDiscoveredListing(skill.dir)?.find((entry) => entry.name === "SKILL.md");
+}
+
+/** The package of `listing` stamped file by file, within the extension's limits (see `packageFiles`). */
+function measuredPackage(skill: RegisteredSkill, listing: ResourceListing, stamping: Stamping, manifestEntry: Dirent | undefined): MeasuredPackage {
+  const refuse = (reason: string) => ({ ok: false as const, reason });
   if (listing.truncated) return refuse("its package is larger than the resource listing's bounds");
   const relPaths = ["SKILL.md", ...listing.files, ...listing.scripts.map((script) => path.relative(skill.dir, script).split(path.sep).join("/"))];
   // A backstop: the resource listing's own bound (500 entries, marked truncated and refused
@@ -193,12 +215,28 @@ export interface ExtensionVisibility {
  */
 export async function extensionVisibility(skill: RegisteredSkill, sourceRoots: readonly string[] = []): Promise<ExtensionVisibility> {
   if (skill.entryReady) {
-    const listed = await packageFiles(skill, sourceRoots, "sizes");
-    if (!listed.ok) return { served: false, reason: listed.reason, leftOut: [] };
-    if (listed.manifestAsLoaded) return { served: true, reason: null, leftOut: [] };
+    const verdict = verdictBySize(await packageFiles(skill, sourceRoots, "sizes"));
+    if (verdict) return verdict;
   }
   const plan = await planSkillEntry(skill, sourceRoots);
   return plan.ok ? { served: true, reason: null, leftOut: plan.leftOut } : { served: false, reason: plan.reason, leftOut: [] };
+}
+
+/**
+ * `extensionVisibility` without leaving the turn, for a report on thousands of packages: decided
+ * the same way from the same sizes when the package can be listed now (`listResourcesNow`);
+ * undefined when it cannot, or when only the whole plan decides, for `extensionVisibility`.
+ */
+export function extensionVisibilityNow(skill: RegisteredSkill, sourceRoots: readonly string[] = []): ExtensionVisibility | undefined {
+  if (!skill.entryReady) return undefined;
+  const listed = packageSizesNow(skill, sourceRoots);
+  return listed && verdictBySize(listed);
+}
+
+/** The verdict the package's sizes settle: a refusal, or served while SKILL.md is what loading read; undefined otherwise. */
+function verdictBySize(listed: MeasuredPackage): ExtensionVisibility | undefined {
+  if (!listed.ok) return { served: false, reason: listed.reason, leftOut: [] };
+  return listed.manifestAsLoaded ? { served: true, reason: null, leftOut: [] } : undefined;
 }
 
 export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCache, sourceRoots: readonly string[] = []): Promise<EntryResult> {

@@ -1,5 +1,5 @@
 import type { ScopedRegistry } from "../access/types.js";
-import { extensionVisibility, type ExtensionVisibility } from "../adapters/skill-entry.js";
+import { extensionVisibility, extensionVisibilityNow, type ExtensionVisibility } from "../adapters/skill-entry.js";
 import { keepDiscoveredListings } from "../package/discovered-listings.js";
 import type { RegisteredSkill } from "../registry/types.js";
 
@@ -14,15 +14,24 @@ const CONCURRENCY = 16;
 export async function extensionReport(registry: ScopedRegistry, skills: readonly RegisteredSkill[]): Promise<Map<string, ExtensionVisibility>> {
   const report = new Map<string, ExtensionVisibility>();
   if (!registry.toolAvailable) return report;
-  const usable = skills.filter((skill) => registry.availability(skill.name)?.status === "available");
+  const sourceRoots = registry.sourceRoots ?? [];
+  // Most packages are decided without leaving the turn (small folders, no links); the rest, and
+  // any whose verdict needs the whole plan, are checked a few at a time off it.
+  const later: RegisteredSkill[] = [];
+  for (const skill of skills) {
+    if (registry.availability(skill.name)?.status !== "available") continue;
+    const now = extensionVisibilityNow(skill, sourceRoots);
+    if (now) report.set(skill.name, now);
+    else later.push(skill);
+  }
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < usable.length) {
-      const skill = usable[next++]!;
-      report.set(skill.name, await extensionVisibility(skill, registry.sourceRoots ?? []));
+    while (next < later.length) {
+      const skill = later[next++]!;
+      report.set(skill.name, await extensionVisibility(skill, sourceRoots));
     }
   };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, usable.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, later.length) }, worker));
   return report;
 }
 

@@ -29,7 +29,7 @@ import * as fsp from "node:fs/promises";
 import * as path from "node:path";
 import { isInside } from "./confined-read.js";
 import { hasUnshowableCharacter } from "./display-text.js";
-import { takeDiscoveredListing } from "./discovered-listings.js";
+import { peekDiscoveredListing, takeDiscoveredListing } from "./discovered-listings.js";
 import { endsPackage, isLeftOutOfPackage, isSkillFileEntry, liesInOtherPackage, SCRIPTS_DIR, SKILL_FILE_NAMES, sourceRootsInside } from "./package-shape.js";
 
 /** Directories below the skill directory a listed file may lie in: `1/2/3/4/5/file` is listed. */
@@ -53,6 +53,9 @@ const READ_BATCH = 128;
  * event loop as before, so a wide package still never holds it.
  */
 const SYNC_READ_DIRECTORIES = 16;
+
+/** `readNow`'s answer for a directory the asynchronous read must take. */
+const LATER = Symbol("later");
 
 export interface ResourceListing {
   /** Files under `scripts/`, as absolute paths. */
@@ -96,6 +99,18 @@ export function listResources(dir: string, options: ResourceListingOptions = {})
     inFlight.set(key, walk);
   }
   return walk;
+}
+
+/**
+ * The same listing as `listResources`, made without leaving the turn, for a command that reports
+ * on every package right after discovering it (`list`, `doctor`: thousands of packages, where a
+ * promise and a trip through the listing cache for each cost several times the few system calls
+ * a real package takes). Only from discovery's kept listing of the folder (`discovered-listings.ts`)
+ * and only for a package of small folders and no links; undefined otherwise, and then
+ * `listResources` lists it as always.
+ */
+export function listResourcesNow(dir: string, options: ResourceListingOptions = {}): ResourceListing | undefined {
+  return new PackageWalk(dir, options.sourceRoots ?? []).runNow()?.listing;
 }
 
 /**
@@ -201,6 +216,24 @@ class PackageWalk {
     private readonly allSourceRoots: readonly string[],
   ) {}
 
+  /**
+   * The walk done without leaving the turn, or undefined when it cannot be: only from discovery's
+   * kept listing of the skill folder, and only while every folder below is small enough to read
+   * in one call and holds no link (a link's target is resolved off the loop). Nothing is taken
+   * until it finishes, so the asynchronous walk that follows a refusal starts as if this had
+   * never run, and both make every decision in the same methods.
+   */
+  runNow(): CachedListing | undefined {
+    const discovered = peekDiscoveredListing(this.dir);
+    if (discovered === undefined || discovered.length > READ_BATCH) return undefined;
+    this.stamping = false;
+    this.realDir = this.dir;
+    this.sourceRoots = sourceRootsInside(this.realDir, this.allSourceRoots);
+    if (!this.visitNow("", 0, this.readDiscovered(discovered))) return undefined;
+    takeDiscoveredListing(this.dir);
+    return { listing: this.finished(), directories: [] };
+  }
+
   async run(): Promise<CachedListing> {
     try {
       // The skill folder as discovery listed it moments ago in this run, when it kept it (a real
@@ -217,27 +250,18 @@ class PackageWalk {
       // The directory vanished or cannot be resolved: nothing to list.
       this.keepable = false;
     }
-    const listing = Object.freeze({ scripts: Object.freeze(this.scripts), files: Object.freeze(this.files), truncated: this.truncated });
-    return { listing, directories: this.keepable ? this.directories : [] };
+    return { listing: this.finished(), directories: this.keepable ? this.directories : [] };
+  }
+
+  private finished(): ResourceListing {
+    return Object.freeze({ scripts: Object.freeze(this.scripts), files: Object.freeze(this.files), truncated: this.truncated });
   }
 
   /** The entries of one directory, sorted by name; null when it cannot be read or the bound is spent. */
   private async read(rel: string): Promise<Dirent[] | null> {
-    if (this.directoriesLeft === 0) {
-      this.truncated = true;
-      return null;
-    }
-    this.directoriesLeft--;
+    const now = this.readNow(rel);
+    if (now !== LATER) return now;
     const dirPath = path.join(this.dir, rel);
-    if (this.syncReadsLeft > 0) {
-      this.syncReadsLeft--;
-      // Stamped before its entries are read, so a change made while they are read shows as a new stamp.
-      const stat = directoryStatSync(dirPath, this.stamping);
-      const stamp = stat !== null && typeof stat.size === "bigint" ? settledStamp(stat as BigIntStats) : null;
-      const small = smallListingSync(dirPath, stat === null ? null : Number(stat.size));
-      if (small) return this.took(small, dirPath, stamp);
-      // Larger than a batch, or unreadable: the asynchronous read below takes it from the start.
-    }
     const entries: Dirent[] = [];
     // Stamped before its entries are read, so a change made while they are read shows as a new stamp.
     const stamped = this.stamping ? directoryStamp(dirPath) : null;
@@ -264,18 +288,39 @@ class PackageWalk {
   }
 
   /**
+   * The part of `read` done without leaving the turn: the entries of a small directory while the
+   * walk has synchronous reads left, null when the bound is spent, or LATER for the asynchronous
+   * read to take the directory from the start (larger than a batch, or unreadable: it reports).
+   */
+  private readNow(rel: string): Dirent[] | null | typeof LATER {
+    if (this.directoriesLeft === 0) {
+      this.truncated = true;
+      return null;
+    }
+    this.directoriesLeft--;
+    if (this.syncReadsLeft === 0) return LATER;
+    this.syncReadsLeft--;
+    const dirPath = path.join(this.dir, rel);
+    // Stamped before its entries are read, so a change made while they are read shows as a new stamp.
+    const stat = directoryStatSync(dirPath, this.stamping);
+    const stamp = stat !== null && typeof stat.size === "bigint" ? settledStamp(stat as BigIntStats) : null;
+    const small = smallListingSync(dirPath, stat === null ? null : Number(stat.size));
+    return small ? this.took(small, dirPath, stamp) : LATER;
+  }
+
+  /**
    * The skill folder's entries as discovery read them, taken as a read of it that cannot be kept
    * (no stamp was taken before they were read). At most one batch, so the same entries a read
    * now would take whole (`smallListingSync`), and the same listing.
    */
-  private readDiscovered(entries: Dirent[]): Dirent[] {
+  private readDiscovered(entries: readonly Dirent[]): Dirent[] {
     this.directoriesLeft--;
     this.syncReadsLeft--;
     return this.took(entries, this.dir, null);
   }
 
   /** A directory read whole in one go, counted against the bounds as the asynchronous read counts it. */
-  private took(listed: Dirent[], dirPath: string, stamp: string | null): Dirent[] {
+  private took(listed: readonly Dirent[], dirPath: string, stamp: string | null): Dirent[] {
     const entries: Dirent[] = [];
     for (const entry of listed) {
       if (this.entriesLeft === 0) {
@@ -293,25 +338,56 @@ class PackageWalk {
   private async visit(rel: string, depth: number, entries: Dirent[]): Promise<void> {
     for (const entry of entries) {
       if (this.full) return;
-      const name = entry.name;
-      if (isLeftOutOfPackage(name) || name.includes("\\") || hasUnshowableCharacter(name)) continue;
-      if (rel === "" && SKILL_FILE_NAMES.includes(name)) continue;
-      const childRel = rel === "" ? name : `${rel}/${name}`;
-      if (entry.isSymbolicLink()) {
-        // Symlinked directories are not descended; a symlinked file counts where a read would take it.
+      const step = this.stepInto(rel, depth, entry);
+      if (step === null) continue;
+      const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      if (step === "link") {
         if (await this.isConfinedFile(childRel)) this.add(childRel);
-      } else if (entry.isFile()) {
-        this.add(childRel);
-      } else if (entry.isDirectory()) {
-        if (depth + 1 > MAX_RESOURCE_DEPTH) {
-          this.truncated = true;
-          continue;
-        }
-        const children = await this.read(childRel);
-        if (!children || this.endsPackage(childRel, children)) continue;
-        await this.visit(childRel, depth + 1, children);
+        continue;
       }
+      const children = await this.read(childRel);
+      if (!children || this.endsPackage(childRel, children)) continue;
+      await this.visit(childRel, depth + 1, children);
     }
+  }
+
+  /** `visit` without leaving the turn; false as soon as an entry needs the asynchronous walk. */
+  private visitNow(rel: string, depth: number, entries: Dirent[]): boolean {
+    for (const entry of entries) {
+      if (this.full) return true;
+      const step = this.stepInto(rel, depth, entry);
+      if (step === null) continue;
+      if (step === "link") return false;
+      const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      const children = this.readNow(childRel);
+      if (children === LATER) return false;
+      if (!children || this.endsPackage(childRel, children)) continue;
+      if (!this.visitNow(childRel, depth + 1, children)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * What the walk makes of one entry of `rel`, for both walks: a file is listed here; a link
+   * (whose target is checked where a read would take it; symlinked directories are never
+   * descended) or a folder within the depth bound is left to the caller; anything else is
+   * passed over (null), a folder too deep marking the listing cut.
+   */
+  private stepInto(rel: string, depth: number, entry: Dirent): "link" | "folder" | null {
+    const name = entry.name;
+    if (isLeftOutOfPackage(name) || name.includes("\\") || hasUnshowableCharacter(name)) return null;
+    if (rel === "" && SKILL_FILE_NAMES.includes(name)) return null;
+    if (entry.isSymbolicLink()) return "link";
+    if (entry.isFile()) {
+      this.add(rel === "" ? name : `${rel}/${name}`);
+      return null;
+    }
+    if (!entry.isDirectory()) return null;
+    if (depth + 1 > MAX_RESOURCE_DEPTH) {
+      this.truncated = true;
+      return null;
+    }
+    return "folder";
   }
 
   private add(rel: string): void {

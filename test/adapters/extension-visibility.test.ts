@@ -8,10 +8,11 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { extensionVisibility, planSkillEntry, type ExtensionVisibility } from "../../src/adapters/skill-entry.js";
+import { extensionVisibility, extensionVisibilityNow, planSkillEntry, type ExtensionVisibility } from "../../src/adapters/skill-entry.js";
+import { keepDiscoveredListings } from "../../src/package/discovered-listings.js";
 import type { RegisteredSkill } from "../../src/registry/types.js";
 import { loadedSkills as loaded } from "../support/loaded-skills.js";
-import { realTempDir, writeSkill } from "../support/tmp.js";
+import { CORPUS, EXAMPLES, realTempDir, writeSkill } from "../support/tmp.js";
 
 /** The whole plan's verdict, reading SKILL.md: the answer the shortcut must give. */
 async function planned(skill: RegisteredSkill): Promise<ExtensionVisibility> {
@@ -77,4 +78,38 @@ test("a SKILL.md changed, swapped for a link, or grown past the limits after loa
   assert.equal((await extensionVisibility(skills.get("rewritten")!)).served, false);
   assert.equal((await extensionVisibility(skills.get("outside")!)).served, false);
   assert.equal((await extensionVisibility(skills.get("crowded")!)).served, false);
+});
+
+test("the verdict decided in the turn from discovery's listings is the plan's, on the corpus, the examples and every kind of frontmatter", { timeout: 120_000 }, async () => {
+  const root = realTempDir("extension-visibility-now");
+  for (const [dir, frontmatter] of Object.entries(SKILLS)) writeSkill(root, dir, frontmatter);
+  fs.mkdirSync(path.join(root, "with-files", "references"));
+  fs.writeFileSync(path.join(root, "with-files", "references", "guide.md"), "# Guide\n");
+  const decidedNow: string[] = [];
+  const leftToPlan: string[] = [];
+  for (const tree of [CORPUS, EXAMPLES, root]) {
+    keepDiscoveredListings(true);
+    let skills: Map<string, RegisteredSkill>;
+    const now = new Map<string, ExtensionVisibility | undefined>();
+    try {
+      skills = await loaded(tree);
+      for (const skill of skills.values()) now.set(skill.name, extensionVisibilityNow(skill));
+    } finally {
+      keepDiscoveredListings(false);
+    }
+    for (const skill of skills.values()) {
+      const verdict = now.get(skill.name);
+      if (verdict === undefined) {
+        leftToPlan.push(skill.name);
+        continue;
+      }
+      decidedNow.push(skill.name);
+      assert.deepEqual(verdict, await planned(skill), skill.name);
+      assert.deepEqual(verdict, await extensionVisibility(skill), skill.name);
+    }
+  }
+  assert.equal(decidedNow.length, 19);
+  // Left to the asynchronous check: a package of more than 16 folders (claude-api has 23), and
+  // every skill whose frontmatter loading did not find ready for an entry.
+  assert.deepEqual(leftToPlan.sort(), ["bad-compat", "claude-api", "compat-over", "http-smoke-test", "metadata-list", "metadata-map", "not-json", "padded-name", "retried", "wordy", "astral-over"].sort());
 });

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import { readConfinedFile } from "../../src/package/confined-read.js";
 import {
   listResources,
+  listResourcesNow,
   MAX_RESOURCE_DEPTH,
   MAX_RESOURCE_DIRECTORIES,
   MAX_RESOURCE_ENTRIES,
@@ -353,4 +354,48 @@ test("a kept listing of more than one batch (128 entries) is not used: the folde
       keepDiscoveredListings(false);
     }
   }
+});
+
+test("the listing made in the turn from discovery's listing is the asynchronous walk's; a link or a large folder leaves it to that walk, taking nothing", async () => {
+  const { keepDiscoveredListings, noteDiscoveredListing } = await import("../../src/package/discovered-listings.js");
+  const base = fs.realpathSync(fs.mkdtempSync(path.join(root, "now-")));
+  const sorted = (d: string) => fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const deep = `${Array.from({ length: MAX_RESOURCE_DEPTH }, (_, i) => `d${i}`).join("/")}`;
+  const shapes: Record<string, { files: Record<string, string>; roots?: string[]; made: boolean }> = {
+    plain: { files: {}, made: true },
+    shipped: { files: { "scripts/run.sh": "x", "references/a.md": "a", "references/more/b.md": "b", "assets/t.txt": "t", "forms.md": "f", ".env": "s", "node_modules/p/i.js": "x" }, made: true },
+    nested: { files: { "guide.md": "g", "inner/SKILL.md": "---\nname: inner\n---\n", "inner/notes.md": "n", "references/SKILL.md": "just a file" }, made: true },
+    "too-deep": { files: { [`${deep}/at-bound.md`]: "x", [`${deep}/d${MAX_RESOURCE_DEPTH}/past.md`]: "x" }, made: true },
+    "odd-names": { files: { "line\nbreak.md": "x", "back\\slash.md": "x", "zero\u200bwidth.md": "x", "fine.md": "x" }, made: true },
+    "other-root": { files: { "mine.md": "x", "vendor/x.md": "x" }, roots: ["vendor"], made: true },
+    linked: { files: { "a.md": "a" }, made: false },
+    wide: { files: Object.fromEntries(Array.from({ length: 129 }, (_, i) => [`references/r${String(i).padStart(3, "0")}.md`, ""])), made: false },
+  };
+  for (const [name, shape] of Object.entries(shapes)) {
+    const dir = path.join(base, name);
+    put(dir, { "SKILL.md": `---\nname: ${name}\ndescription: d\n---\n`, ...shape.files });
+    if (name === "linked") fs.symlinkSync(path.join(dir, "a.md"), path.join(dir, "b.md"));
+    const sourceRoots = (shape.roots ?? []).map((r) => path.join(dir, r));
+    const walked = await listResources(dir, { sourceRoots });
+    assert.equal(listResourcesNow(dir, { sourceRoots }), undefined, `${name}: nothing is listed in the turn without discovery's listing`);
+    keepDiscoveredListings(true);
+    try {
+      noteDiscoveredListing(dir, sorted(dir));
+      const now = listResourcesNow(dir, { sourceRoots });
+      if (shape.made) {
+        assert.deepEqual(now, walked, `${name}: the same listing`);
+        assert.equal(listResourcesNow(dir, { sourceRoots }), undefined, `${name}: discovery's listing is taken once`);
+      } else {
+        assert.equal(now, undefined, `${name}: left to the asynchronous walk`);
+        // Nothing was taken: a stand-in listing noted for the folder is still what the walk lists.
+        noteDiscoveredListing(dir, [...sorted(dir)].filter((entry) => entry.name !== "a.md"));
+        assert.equal(listResourcesNow(dir, { sourceRoots }), undefined);
+        const seeded = await listResources(dir, { sourceRoots });
+        assert.equal(seeded.files.includes("a.md"), false, `${name}: the walk used the listing the refusal left`);
+      }
+    } finally {
+      keepDiscoveredListings(false);
+    }
+  }
+  assert.deepEqual((await listResources(path.join(base, "too-deep"))).truncated, true, "the bound is reached in this tree");
 });
