@@ -16,7 +16,7 @@ import { createRegistry, type RefreshOutcome, type RegistryStats } from "./regis
 import { defaultSources, sourceRootAllowed } from "./registry/sources.js";
 import type { RegistrySnapshot, SkillSource } from "./registry/types.js";
 import type { SourceWatcher } from "./registry/watch.js";
-import { createSession, type Session, type SessionHost, type SessionOptions } from "./session/session.js";
+import type { Session, SessionHost, SessionOptions } from "./session/session.js";
 import type { SessionStore } from "./session/store.js";
 import type { StoredSession, StoredSessionOptions } from "./session/stored-session.js";
 
@@ -117,7 +117,17 @@ const DEFAULT_WATCH_DEBOUNCE_MS = 200;
  * Opens the registry and scans it once. Throws a `TypeError` naming the field when `sources`,
  * `agents`, `projects` or `env` are not of the documented shape.
  */
-export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Promise<SkillRuntime> {
+export function createSkillRuntime(options: SkillRuntimeOptions = {}): Promise<SkillRuntime> {
+  return openSkillRuntime(options, { sessions: true });
+}
+
+/**
+ * `createSkillRuntime`, or with `sessions: false` a runtime that never starts a conversation
+ * (`session()` throws), which then never loads the session, tool and prompt modules: a command
+ * that only reads the registry (`list`, `doctor`, `show`) imports what it uses, where a fresh
+ * `list` loaded all of them. Internal to the command line, not part of the public face.
+ */
+export async function openSkillRuntime(options: SkillRuntimeOptions, { sessions }: { sessions: boolean }): Promise<SkillRuntime> {
   checkRuntimeOptions(options);
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const home = options.home ?? os.homedir();
@@ -139,6 +149,7 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
   // Modules only some runtimes use are imported by those alone (a `list` in a fresh process
   // paid for every one of them), the watcher's while the first scan runs.
   const watchModule = options.watch ? import("./registry/watch.js") : null;
+  const sessionModule = sessions ? import("./session/session.js") : null;
   const parseCache = options.parseCache === true || (typeof options.parseCache === "object" && options.parseCache !== null) ? { dir: parseCacheDir(options.parseCache, cwd) } : null;
   const registry = createRegistry(sources, { env: () => fixedEnv ?? process.env, ...(parseCache ? { parseCache } : {}) });
   const policies = { agents: options.agents ?? {}, projects };
@@ -187,6 +198,7 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
     await registry.close();
     throw error;
   }
+  const createSession = sessionModule ? (await sessionModule).createSession : null;
   const needStore = (): SessionStore => {
     if (!store) throw new Error("This runtime has no session store: open it with createSkillRuntime({ store })");
     return store;
@@ -204,7 +216,10 @@ export async function createSkillRuntime(options: SkillRuntimeOptions = {}): Pro
     snapshot: () => registry.snapshot(),
     stats: () => registry.stats(),
     onChange: (listener) => registry.onChange(listener),
-    session: (sessionOptions) => createSession(host, sessionOptions),
+    session: (sessionOptions) => {
+      if (!createSession) throw new Error("this runtime was opened without sessions: open it with createSkillRuntime");
+      return createSession(host, sessionOptions);
+    },
     store,
     createStoredSession: async (sessionOptions = {}) => {
       const owner = needStore();

@@ -4,7 +4,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { createSkillRuntime } from "../src/runtime.js";
+import { createSkillRuntime, openSkillRuntime } from "../src/runtime.js";
 import { tempDir, writeSkill } from "./registry/skill-tree.js";
 import { eventually } from "./support/eventually.js";
 
@@ -272,4 +272,26 @@ test("sessions run over the live registry: a skill dropped in after start activa
   const activated = await session.call({ name: "late" });
   assert.equal(activated.ok, true, JSON.stringify(activated.error));
   assert.match((activated.data as { content: string }).content, /Late body\./);
+});
+
+test("a runtime opened without sessions serves the same registry and refuses to start a conversation; createSkillRuntime's starts one", async (t) => {
+  const root = tempDir(t, "skillport-runtime-sessions-");
+  writeSkill(root, "alpha", { description: "First." });
+  const options = { sources: [{ path: root, origin: "global" as const }], cwd: root, home: root, env: {} };
+  const bare = await openSkillRuntime(options, { sessions: false });
+  const whole = await createSkillRuntime(options);
+  try {
+    assert.deepEqual(bare.registry().list().map((s) => s.name), ["alpha"]);
+    assert.deepEqual(bare.registry().list(), whole.registry().list());
+    assert.throws(() => bare.session({ log: false }), /opened without sessions/);
+    const session = whole.session({ log: false });
+    try {
+      assert.equal((await session.invoke({ name: "alpha" })).envelope.ok, true);
+    } finally {
+      session.close();
+    }
+  } finally {
+    await bare.close();
+    await whole.close();
+  }
 });

@@ -5,7 +5,7 @@ import type { Scope } from "../access/types.js";
 import { findConfigFile, loadConfigFile, type SkillportConfig } from "../config.js";
 import { defaultSources } from "../registry/sources.js";
 import type { SkillSource } from "../registry/types.js";
-import { BundleCheckError, createSkillRuntime, type SkillRuntime } from "../runtime.js";
+import { BundleCheckError, openSkillRuntime, type SkillRuntime } from "../runtime.js";
 import type { SessionStore } from "../session/store.js";
 import type { CommonOptions } from "./common-options.js";
 import { CliError, EXIT_FAILURE_FOUND, EXIT_USAGE } from "./exit.js";
@@ -62,17 +62,26 @@ function existingDirectory(root: string, cwd: string, option: string): string {
   return absolute;
 }
 
+/** What a command opens the runtime with. */
+export interface RuntimeNeeds {
+  watch?: boolean;
+  store?: SessionStore;
+  authoring?: string;
+  /**
+   * The command starts conversations (`runtime.session()`, stored sessions): only then are the
+   * session and tool modules loaded. Default false: a command that reads the registry pays for
+   * nothing more.
+   */
+  sessions?: boolean;
+}
+
 /** Opens the runtime for one command run; the caller must `close()` it. */
-export async function openRuntime(
-  options: CommonOptions,
-  out: CliOutput,
-  { watch = false, store, authoring }: { watch?: boolean; store?: SessionStore; authoring?: string } = {},
-): Promise<CliContext> {
+export async function openRuntime(options: CommonOptions, out: CliOutput, { watch = false, store, authoring, sessions = false }: RuntimeNeeds = {}): Promise<CliContext> {
   const cwd = process.cwd();
   const config = readConfig(options, cwd);
   if (options.bundle !== undefined) {
     if (authoring !== undefined) throw new CliError("--authoring and --bundle cannot be given together: a bundle is read-only and the one source", EXIT_USAGE);
-    return openBundleRuntime(options, options.bundle, config, cwd, out, watch, store);
+    return openBundleRuntime(options, options.bundle, config, cwd, out, { watch, sessions, ...(store ? { store } : {}) });
   }
   const scope: Scope = {};
   if (options.agent) scope.agentId = options.agent;
@@ -83,15 +92,18 @@ export async function openRuntime(
   const runtime = await withProgress(
     out,
     "Scanning skills",
-    createSkillRuntime({
-      sources,
-      agents: config?.agents ?? {},
-      projects: config?.projects ?? {},
-      watch,
-      cwd,
-      parseCache: parseCacheWanted(options),
-      ...(store ? { store } : {}),
-    }),
+    openSkillRuntime(
+      {
+        sources,
+        agents: config?.agents ?? {},
+        projects: config?.projects ?? {},
+        watch,
+        cwd,
+        parseCache: parseCacheWanted(options),
+        ...(store ? { store } : {}),
+      },
+      { sessions },
+    ),
   );
   return { runtime, scope, config, cwd, sources };
 }
@@ -133,8 +145,7 @@ async function openBundleRuntime(
   config: SkillportConfig | null,
   cwd: string,
   out: CliOutput,
-  watch: boolean,
-  store: SessionStore | undefined,
+  { watch, store, sessions }: { watch: boolean; store?: SessionStore; sessions: boolean },
 ): Promise<CliContext> {
   if (options.root && options.root.length > 0) throw new CliError("--bundle and --root cannot be given together: a bundle is the one source", EXIT_USAGE);
   const dir = existingDirectory(bundle, cwd, "--bundle");
@@ -146,7 +157,7 @@ async function openBundleRuntime(
     runtime = await withProgress(
       out,
       "Checking the bundle",
-      createSkillRuntime({ bundle: dir, agents: config?.agents ?? {}, projects: config?.projects ?? {}, watch, cwd, parseCache: parseCacheWanted(options), ...(store ? { store } : {}) }),
+      openSkillRuntime({ bundle: dir, agents: config?.agents ?? {}, projects: config?.projects ?? {}, watch, cwd, parseCache: parseCacheWanted(options), ...(store ? { store } : {}) }, { sessions }),
     );
   } catch (error) {
     if (error instanceof BundleCheckError) throw new CliError(error.message, EXIT_FAILURE_FOUND);
@@ -174,8 +185,8 @@ function warnAboutUnknownScope(scope: Scope, config: SkillportConfig | null, sou
 }
 
 /** Opens the runtime, runs `work`, and always closes the runtime so no watcher or worker keeps the process alive. */
-export async function withRuntime<T>(options: CommonOptions, out: CliOutput, work: (context: CliContext) => Promise<T>): Promise<T> {
-  const context = await openRuntime(options, out);
+export async function withRuntime<T>(options: CommonOptions, out: CliOutput, work: (context: CliContext) => Promise<T>, needs: RuntimeNeeds = {}): Promise<T> {
+  const context = await openRuntime(options, out, needs);
   try {
     return await work(context);
   } finally {

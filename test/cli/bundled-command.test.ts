@@ -139,3 +139,28 @@ test("the bundle ships the licence of every package it copies code from", { skip
   }
   assert.match(notices, /Permission is hereby granted/);
 });
+
+/** The source modules (`session/session.js`, …) a bundled run loaded, from Node's own trace of the chunk files it stored. */
+function modulesLoaded(stderr: string): string[] {
+  const chunks = new Set([...stderr.matchAll(/Storing (file:\/\/\S+\.js) /g)].map((match) => new URL(match[1]!).pathname));
+  return [...new Set([...chunks].flatMap((chunk) => [...fs.readFileSync(chunk, "utf8").matchAll(/^\/\/ dist\/src\/(\S+\.js)$/gm)].map((match) => match[1]!)))].sort();
+}
+
+/** A conversation's machinery: the session, the tool it answers with, the catalog it prompts with, its log. */
+const CONVERSATION_MODULES = ["session/session.js", "session/log.js", "tool/skill-tool.js", "tool/activate.js", "prompt/catalog.js"];
+
+test("each command loads what it uses: list, doctor and show load none of a conversation's modules; read does", { skip: skipUnbuilt }, async () => {
+  const box = sandbox();
+  const roots = ["--root", EXAMPLES];
+  const trace = { ...box.env, NODE_DEBUG: "esm" };
+  for (const args of [["list", "--json", ...roots], ["doctor", "--json", ...roots], ["show", "release-notes", ...roots]]) {
+    const run = await runBundled(args, trace, box.cwd);
+    assert.equal(run.code, 0, run.stderr.slice(-2000));
+    const loaded = modulesLoaded(run.stderr);
+    assert.ok(loaded.includes("registry/discover.js"), `${args[0]}: the trace names the modules loaded`);
+    assert.deepEqual(loaded.filter((module) => CONVERSATION_MODULES.includes(module)), [], args[0]);
+  }
+  const read = await runBundled(["read", "release-notes", ...roots], trace, box.cwd);
+  assert.equal(read.code, 0, read.stderr.slice(-2000));
+  assert.deepEqual(modulesLoaded(read.stderr).filter((module) => CONVERSATION_MODULES.includes(module)), [...CONVERSATION_MODULES].sort(), "read starts a session");
+});

@@ -117,7 +117,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   const store = options.store === undefined ? undefined : await openStore(options.store, options.storeTimeout);
   let context;
   try {
-    context = await openRuntime(options, out, { watch: options.watch === true, ...(store ? { store } : {}), ...(options.authoring !== undefined ? { authoring: options.authoring } : {}) });
+    context = await openRuntime(options, out, { watch: options.watch === true, sessions: true, ...(store ? { store } : {}), ...(options.authoring !== undefined ? { authoring: options.authoring } : {}) });
   } catch (error) {
     await store?.close();
     throw error;

@@ -42,7 +42,7 @@ export async function readCommand(name: string, filePath: string | undefined, op
     } finally {
       session.close();
     }
-  });
+  }, { sessions: true });
 }
 
 /** The tool's error text, except "no such skill", whose text is written for a model. */
