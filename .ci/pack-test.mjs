@@ -32,7 +32,7 @@ try {
   step("npm pack");
   const packed = JSON.parse(run(npm, ["pack", "--json", "--pack-destination", work], repo).stdout.slice(0))[0];
   const files = packed.files.map((f) => f.path);
-  const required = ["LICENSE", "README.md", "docs/CLI.md", "docs/DEPLOY.md", "package.json", "dist/cli/skillport.js", "dist/cli/parse-worker.js", "dist/cli/THIRD-PARTY-NOTICES.md", "dist/src/index.js", "dist/src/index.d.ts", "dist/src/mcp.js", "dist/src/adapters/ai-sdk.js", "examples/skills/release-notes/SKILL.md"];
+  const required = ["LICENSE", "README.md", "docs/CLI.md", "docs/DEPLOY.md", "package.json", "dist/cli/skillport.js", "dist/cli/all/parse-worker.js", "dist/cli/list/parse-worker.js", "dist/cli/mcp/parse-worker.js", "dist/cli/THIRD-PARTY-NOTICES.md", "dist/src/index.js", "dist/src/index.d.ts", "dist/src/mcp.js", "dist/src/adapters/ai-sdk.js", "examples/skills/release-notes/SKILL.md"];
   for (const file of required) if (!files.includes(file)) fail(`the tarball lacks ${file}`);
   const stray = files.filter((f) => f.endsWith(".map") || f.endsWith(".ts") && !f.endsWith(".d.ts") || f.startsWith("test/") || f.startsWith("src/") || f === "examples/demo.ts");
   if (stray.length > 0) fail(`the tarball ships files that do not run from it: ${stray.join(", ")}`);

@@ -20,36 +20,50 @@ const out = path.join(repo, "dist", "cli");
 const { parseCodeHash } = await import(pathToFileURL(path.join(compiled, "registry", "parse-cache.js")).href);
 const codeHash = parseCodeHash(path.join(compiled, "registry"), ".js");
 
+// The shared bundle holds every command (`all/`); the commands run fresh most often have one of
+// their own each (`OWN_BUNDLE_COMMANDS`), so that what they load is not split over dozens of
+// chunks by what the other commands share. The entry (`skillport.js`) picks one per run.
+const { OWN_BUNDLE_COMMANDS } = await import(pathToFileURL(path.join(compiled, "cli", "command-name.js")).href);
+const bundles = [["all", path.join(compiled, "cli", "main.js")], ...OWN_BUNDLE_COMMANDS.map((name) => [name, path.join(compiled, "cli", "entries", `${name}.js`)])];
+
 fs.rmSync(out, { recursive: true, force: true });
-const result = await esbuild.build({
-  // The parse worker is an entry of its own, beside the chunk that starts it (parse-pool.ts
-  // finds it as `./parse-worker.js` next to itself).
-  entryPoints: { skillport: path.join(compiled, "cli", "main.js"), "parse-worker": path.join(compiled, "registry", "parse-worker.js") },
+const outputs = {};
+const inputs = {};
+for (const [name, entry] of bundles) {
+  if (!fs.existsSync(entry)) throw new Error(`${name} is in OWN_BUNDLE_COMMANDS but has no entry (src/cli/entries/${name}.ts)`);
+  const result = await esbuild.build({
+    // The parse worker is an entry of its own, beside the chunk that starts it (parse-pool.ts
+    // finds it as `./parse-worker.js` next to itself).
+    entryPoints: { skillport: entry, "parse-worker": path.join(compiled, "registry", "parse-worker.js") },
+    outdir: path.join(out, name),
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20.19",
+    // CommonJS packages bundled into an ES module call `require` for Node's own modules.
+    banner: { js: 'import { createRequire as __skillportCreateRequire } from "node:module"; const require = __skillportCreateRequire(import.meta.url);' },
+    define: { SKILLPORT_PARSE_CODE_HASH: JSON.stringify(codeHash) },
+    legalComments: "none",
+    metafile: true,
+    logLevel: "warning",
+  });
+  Object.assign(outputs, result.metafile.outputs);
+  Object.assign(inputs, result.metafile.inputs);
+}
+// The entry: small, and bundled alone, so that choosing costs one short file.
+const launcher = await esbuild.build({
+  entryPoints: { skillport: path.join(compiled, "cli", "launch.js") },
   outdir: out,
   bundle: true,
-  splitting: true,
   format: "esm",
   platform: "node",
   target: "node20.19",
-  // CommonJS packages bundled into an ES module call `require` for Node's own modules.
-  banner: { js: 'import { createRequire as __skillportCreateRequire } from "node:module"; const require = __skillportCreateRequire(import.meta.url);' },
-  define: { SKILLPORT_PARSE_CODE_HASH: JSON.stringify(codeHash) },
-  legalComments: "none",
   metafile: true,
   logLevel: "warning",
 });
-
-// A dynamic `import()` of a CommonJS package comes out of the bundler as a chunk whose only
-// export is `default`, so the named functions the source uses are undefined at run time (it
-// broke `list` on skills whose metadata is not text, and `--metrics`). Such packages are loaded
-// with `createRequire` instead; this refuses a build that brings the mistake back.
-const defaultOnly = Object.entries(result.metafile.outputs).filter(
-  ([, output]) => output.exports.length === 1 && output.exports[0] === "default" && Object.keys(output.inputs).some((input) => input.includes("node_modules")),
-);
-if (defaultOnly.length > 0) {
-  const names = defaultOnly.map(([file]) => path.basename(file)).join(", ");
-  throw new Error(`a CommonJS package is imported with import() (${names}): load it with createRequire(import.meta.url) instead`);
-}
+Object.assign(outputs, launcher.metafile.outputs);
+const result = { metafile: { outputs, inputs } };
 
 // What the bundle copies from other packages, and each one's licence, shipped beside it.
 const packages = new Map();

@@ -4,44 +4,14 @@ import { reportFailure } from "./error-report.js";
 import { EXIT_OK, EXIT_USAGE, type ExitCode } from "./exit.js";
 import { processOutput, type CliOutput } from "./output.js";
 import { packageVersion } from "./version.js";
-
-type Register = (program: Command, host: CommandHost) => void;
-
-/**
- * Each command's module, loaded only when needed: a run names one command, and loading every
- * command's module (and what each imports) was a third of what starting `skillport list` cost.
- * In the order `--help` lists them.
- */
-const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
-  ["list", async () => (await import("./commands/list.js")).registerListCommand],
-  ["show", async () => (await import("./commands/show.js")).registerShowCommand],
-  ["read", async () => (await import("./commands/read.js")).registerReadCommand],
-  ["sync", async () => (await import("./commands/sync.js")).registerSyncCommand],
-  ["validate", async () => (await import("./commands/validate.js")).registerValidateCommand],
-  ["prompt", async () => (await import("./commands/prompt.js")).registerPromptCommand],
-  ["doctor", async () => (await import("./commands/doctor.js")).registerDoctorCommand],
-  ["stats", async () => (await import("./commands/stats.js")).registerStatsCommand],
-  ["add", async () => (await import("./commands/add.js")).registerAddCommand],
-  ["update", async () => (await import("./commands/update.js")).registerUpdateCommand],
-  ["remove", async () => (await import("./commands/remove.js")).registerRemoveCommand],
-  ["verify", async () => (await import("./commands/verify.js")).registerVerifyCommand],
-  ["bundle", async () => (await import("./commands/bundle.js")).registerBundleCommand],
-  ["mcp", async () => (await import("./commands/mcp.js")).registerMcpCommand],
-  ["store", async () => (await import("./commands/store.js")).registerStoreCommand],
-];
+import { commandsFor, type CommandTable } from "./command-table.js";
 
 /**
- * The commands a run needs registered: the one it names as its first word, or every one when it
- * names none it knows (`--help`, `help list`, a typo that deserves a suggestion).
+ * Parses `argv` (without the node and script entries), runs the command, and returns its exit
+ * code. `commands` are the ones this program knows: every one (`COMMANDS`), or the one a
+ * bundle of its own holds.
  */
-function commandsFor(argv: readonly string[]): ReadonlyArray<readonly [string, () => Promise<Register>]> {
-  const first = argv.find((arg) => !arg.startsWith("-"));
-  const named = COMMANDS.find(([name]) => name === first);
-  return named ? [named] : COMMANDS;
-}
-
-/** Parses `argv` (without the node and script entries), runs the command, and returns its exit code. */
-export async function runCli(argv: string[], out: CliOutput = processOutput): Promise<ExitCode> {
+export async function runCli(argv: string[], commands: CommandTable, out: CliOutput = processOutput): Promise<ExitCode> {
   let exitCode: ExitCode = EXIT_OK;
   const host: CommandHost = {
     out,
@@ -63,7 +33,7 @@ export async function runCli(argv: string[], out: CliOutput = processOutput): Pr
     .showHelpAfterError("(add --help for usage)")
     .showSuggestionAfterError(true);
 
-  const registers = await Promise.all(commandsFor(argv).map(([, load]) => load()));
+  const registers = await Promise.all(commandsFor(argv, commands).map(([, load]) => load()));
   for (const register of registers) register(program, host);
 
   try {

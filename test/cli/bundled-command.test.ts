@@ -12,6 +12,7 @@ import { test } from "node:test";
 import { Worker } from "node:worker_threads";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { OWN_BUNDLE_COMMANDS } from "../../src/cli/command-name.js";
 import { DEFAULT_WALK_OPTIONS } from "../../src/registry/discover.js";
 import type { ParseWorkerMessage } from "../../src/registry/parse-protocol.js";
 import { startHttpServer } from "../support/mcp-server.js";
@@ -109,8 +110,8 @@ test("the bundled command serves MCP over stdio to the SDK's client", { skip: sk
   }
 });
 
-test("the bundled parse worker starts beside the bundle and walks a source", { skip: skipUnbuilt }, async () => {
-  const worker = new Worker(path.join(BUNDLE, "parse-worker.js"));
+for (const bundle of ["all", ...OWN_BUNDLE_COMMANDS]) test(`the parse worker of the ${bundle} bundle starts beside it and walks a source`, { skip: skipUnbuilt }, async () => {
+  const worker = new Worker(path.join(BUNDLE, bundle, "parse-worker.js"));
   try {
     const messages: ParseWorkerMessage[] = [];
     const done = new Promise<void>((resolve, reject) => {
@@ -140,16 +141,21 @@ test("the bundle ships the licence of every package it copies code from", { skip
   assert.match(notices, /Permission is hereby granted/);
 });
 
-/** The source modules (`session/session.js`, …) a bundled run loaded, from Node's own trace of the chunk files it stored. */
+/** The bundle files a run loaded, from Node's own trace of the modules it stored. */
+function filesLoaded(stderr: string): Set<string> {
+  return new Set([...stderr.matchAll(/Storing (file:\/\/\S+\.js) /g)].map((match) => new URL(match[1]!).pathname));
+}
+
+/** The source modules (`session/session.js`, …) a bundled run loaded, from the chunk files it loaded. */
 function modulesLoaded(stderr: string): string[] {
-  const chunks = new Set([...stderr.matchAll(/Storing (file:\/\/\S+\.js) /g)].map((match) => new URL(match[1]!).pathname));
+  const chunks = filesLoaded(stderr);
   return [...new Set([...chunks].flatMap((chunk) => [...fs.readFileSync(chunk, "utf8").matchAll(/^\/\/ dist\/src\/(\S+\.js)$/gm)].map((match) => match[1]!)))].sort();
 }
 
 /** A conversation's machinery: the session, the tool it answers with, the catalog it prompts with, its log. */
 const CONVERSATION_MODULES = ["session/session.js", "session/log.js", "tool/skill-tool.js", "tool/activate.js", "prompt/catalog.js"];
 
-test("each command loads what it uses: list, doctor and show load none of a conversation's modules; read does", { skip: skipUnbuilt }, async () => {
+test("each command loads what it uses: list, doctor and show load none of a conversation's modules, list from its own bundle; read does", { skip: skipUnbuilt }, async () => {
   const box = sandbox();
   const roots = ["--root", EXAMPLES];
   const trace = { ...box.env, NODE_DEBUG: "esm" };
@@ -160,6 +166,11 @@ test("each command loads what it uses: list, doctor and show load none of a conv
     assert.ok(loaded.includes("registry/discover.js"), `${args[0]}: the trace names the modules loaded`);
     assert.deepEqual(loaded.filter((module) => CONVERSATION_MODULES.includes(module)), [], args[0]);
   }
+  // list has a bundle of its own: the entry, then nothing from the shared one.
+  const list = await runBundled(["list", ...roots], trace, box.cwd);
+  const files = [...filesLoaded(list.stderr)].map((file) => path.relative(BUNDLE, file));
+  assert.deepEqual(files.filter((file) => file !== "skillport.js" && !file.startsWith(`list${path.sep}`)), [], files.join(" "));
+  assert.ok(files.length < 20, `${files.length} files`);
   const read = await runBundled(["read", "release-notes", ...roots], trace, box.cwd);
   assert.equal(read.code, 0, read.stderr.slice(-2000));
   assert.deepEqual(modulesLoaded(read.stderr).filter((module) => CONVERSATION_MODULES.includes(module)), [...CONVERSATION_MODULES].sort(), "read starts a session");
