@@ -16,7 +16,7 @@ const ALLOWED: Record<string, string[]> = {
   tool: ["access", "registry", "package"],
   session: ["prompt", "tool", "access", "registry", "package"],
   adapters: ["session", "prompt", "tool", "access", "registry", "package"],
-  cli: ["adapters", "session", "prompt", "tool", "access", "install", "registry", "package", "runtime.ts", "config.ts"],
+  cli: ["adapters", "session", "prompt", "tool", "access", "install", "registry", "package", "runtime.ts", "runtime-core.ts", "config.ts"],
 };
 
 function filesUnder(dir: string): string[] {

@@ -4,7 +4,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { createSkillRuntime, openSkillRuntime } from "../src/runtime.js";
+import { openSkillRuntime } from "../src/runtime-core.js";
+import { createSkillRuntime } from "../src/runtime.js";
 import { tempDir, writeSkill } from "./registry/skill-tree.js";
 import { eventually } from "./support/eventually.js";
 
@@ -278,7 +279,7 @@ test("a runtime opened without sessions serves the same registry and refuses to 
   const root = tempDir(t, "skillport-runtime-sessions-");
   writeSkill(root, "alpha", { description: "First." });
   const options = { sources: [{ path: root, origin: "global" as const }], cwd: root, home: root, env: {} };
-  const bare = await openSkillRuntime(options, { sessions: false });
+  const bare = await openSkillRuntime(options, null);
   const whole = await createSkillRuntime(options);
   try {
     assert.deepEqual(bare.registry().list().map((s) => s.name), ["alpha"]);

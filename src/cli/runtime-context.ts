@@ -5,7 +5,7 @@ import type { Scope } from "../access/types.js";
 import { findConfigFile, loadConfigFile, type SkillportConfig } from "../config.js";
 import { defaultSources } from "../registry/sources.js";
 import type { SkillSource } from "../registry/types.js";
-import { BundleCheckError, openSkillRuntime, type SkillRuntime } from "../runtime.js";
+import { BundleCheckError, openSkillRuntime, type SessionFactory, type SkillRuntime } from "../runtime-core.js";
 import type { SessionStore } from "../session/store.js";
 import type { CommonOptions } from "./common-options.js";
 import { CliError, EXIT_FAILURE_FOUND, EXIT_USAGE } from "./exit.js";
@@ -102,10 +102,15 @@ export async function openRuntime(options: CommonOptions, out: CliOutput, { watc
         parseCache: parseCacheWanted(options),
         ...(store ? { store } : {}),
       },
-      { sessions },
+      await sessionFactory(sessions),
     ),
   );
   return { runtime, scope, config, cwd, sources };
+}
+
+/** The session layer's factory, loaded only for a command that starts conversations. */
+async function sessionFactory(sessions: boolean): Promise<SessionFactory | null> {
+  return sessions ? (await import("../session/session.js")).createSession : null;
 }
 
 /**
@@ -157,7 +162,7 @@ async function openBundleRuntime(
     runtime = await withProgress(
       out,
       "Checking the bundle",
-      openSkillRuntime({ bundle: dir, agents: config?.agents ?? {}, projects: config?.projects ?? {}, watch, cwd, parseCache: parseCacheWanted(options), ...(store ? { store } : {}) }, { sessions }),
+      openSkillRuntime({ bundle: dir, agents: config?.agents ?? {}, projects: config?.projects ?? {}, watch, cwd, parseCache: parseCacheWanted(options), ...(store ? { store } : {}) }, await sessionFactory(sessions)),
     );
   } catch (error) {
     if (error instanceof BundleCheckError) throw new CliError(error.message, EXIT_FAILURE_FOUND);
