@@ -22,7 +22,7 @@ import { fileDigest } from "../package/package-digest.js";
 import { peekDiscoveredListing } from "../package/discovered-listings.js";
 import { listResources, listResourcesNow, type ResourceListing } from "../package/resources.js";
 import type { RegisteredSkill } from "../registry/types.js";
-import { isCanonical, skillUri } from "./skill-uri.js";
+import { isCanonicalFileUri, skillUri } from "./skill-uri.js";
 
 export { entryFrontmatter, frontmatterProblems } from "../package/entry-frontmatter.js";
 
@@ -149,7 +149,7 @@ function measuredPackage(skill: RegisteredSkill, listing: ResourceListing, stamp
   let manifestAsLoaded = false;
   for (const rel of relPaths) {
     // A backstop: only `.` and `..` make a non-canonical URI, and no listed file has those names.
-    if (!isCanonical(skillUri(skill.name, rel))) return refuse(`the file name ${JSON.stringify(rel)} cannot be written as a URI`);
+    if (!isCanonicalFileUri(skill.name, rel)) return refuse(`the file name ${JSON.stringify(rel)} cannot be written as a URI`);
     const file = path.join(skill.dir, rel);
     let stamp: Pick<PackageFile, "size" | "version"> | null;
     if (stamping === "sizes" && rel === "SKILL.md") {

@@ -27,6 +27,32 @@ export function isCanonical(uri: string): boolean {
   }
 }
 
+/**
+ * A path of plain segments: letters, digits, `_`, `~`, `-` and dots that do not start a segment.
+ * URL parsing leaves such a path exactly as written (it escapes none of those characters, and
+ * only a segment of dots is resolved away), so the URI of such a file is canonical exactly when
+ * the skill's own part is.
+ */
+const PLAIN_PATH = /^[\w~-][\w.~-]*(?:\/[\w~-][\w.~-]*)*$/;
+
+/**
+ * `isCanonical(skillUri(skillName, relPath))`, without parsing a URL for each of a package's
+ * plain file names: `list` asks it of every file of thousands of packages.
+ */
+export function isCanonicalFileUri(skillName: string, relPath: string): boolean {
+  if (!PLAIN_PATH.test(relPath)) return isCanonical(skillUri(skillName, relPath));
+  let known = canonicalNames.get(skillName);
+  if (known === undefined) {
+    known = isCanonical(skillUri(skillName, "x"));
+    if (canonicalNames.size >= 10_000) canonicalNames.clear();
+    canonicalNames.set(skillName, known);
+  }
+  return known;
+}
+
+/** Whether a skill name's own part of its URIs is canonical, by name. */
+const canonicalNames = new Map<string, boolean>();
+
 export type ParsedSkillUri = { skillName: string; relPath: string };
 
 /**

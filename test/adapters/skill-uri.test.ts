@@ -1,7 +1,8 @@
 /** `skill://` URIs (src/adapters/skill-uri.ts): what a request may name, and what names nothing. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { isCanonical, parseSkillUri, skillUri } from "../../src/adapters/skill-uri.js";
+import fc from "fast-check";
+import { isCanonical, isCanonicalFileUri, parseSkillUri, skillUri } from "../../src/adapters/skill-uri.js";
 
 test("a skill URI names the skill by its authority and the file by its path, each segment decoded once", () => {
   assert.deepEqual(parseSkillUri("skill://a/SKILL.md"), { skillName: "a", relPath: "SKILL.md" });
@@ -51,4 +52,17 @@ test("the URIs written for file names are canonical, and a dot segment is not", 
   }
   assert.equal(isCanonical("skill://a/./SKILL.md"), false);
   assert.equal(isCanonical("skill://a/references/.."), false);
+});
+
+test("a file's URI is judged canonical without parsing it exactly when parsing it would say so", () => {
+  const names = ["pdf", "技能", "мой-навык", "a b", "x%2e", "ünïcode-name", "UPPER"];
+  const paths = ["SKILL.md", "scripts/run.sh", "a/./b", "a/../b", ".", "..", "a/..", "...", "x..y/z", "-a/_b/~c", "a b.md", "a%2e/b", "a/%2e%2e", "tab\there", "a//b", "a/", "/a", "ü.md", "a?b", "a#b", "\\x"];
+  for (const name of names) for (const rel of paths) assert.equal(isCanonicalFileUri(name, rel), isCanonical(skillUri(name, rel)), `${name} ${rel}`);
+  fc.assert(
+    fc.property(fc.string({ maxLength: 12 }), fc.array(fc.string({ unit: fc.constantFrom(..."ab.~_-%2eZ /?#\\ü"), maxLength: 6 }), { maxLength: 4 }), (name, segments) => {
+      const rel = segments.join("/");
+      return isCanonicalFileUri(name, rel) === isCanonical(skillUri(name, rel));
+    }),
+    { numRuns: 2000 },
+  );
 });
