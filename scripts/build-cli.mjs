@@ -65,6 +65,20 @@ const launcher = await esbuild.build({
 Object.assign(outputs, launcher.metafile.outputs);
 const result = { metafile: { outputs, inputs } };
 
+// A dynamic `import()` of a CommonJS package comes out of the bundler as a chunk whose only
+// export is `default`, so the named functions the source uses are undefined at run time (it
+// broke `list` on skills whose metadata is not text, and `--metrics`). Such packages are loaded
+// with `createRequire` instead; this refuses a build that brings the mistake back, in any of
+// the bundles.
+const defaultOnly = Object.entries(result.metafile.outputs).filter(
+  ([, output]) => output.exports.length === 1 && output.exports[0] === "default" && Object.keys(output.inputs).some((input) => input.includes("node_modules")),
+);
+if (defaultOnly.length > 0) {
+  const names = defaultOnly.map(([file]) => path.relative(out, file)).join(", ");
+  throw new Error(`a CommonJS package is imported with import() (${names}): load it with createRequire(import.meta.url) instead`);
+}
+
+
 // What the bundle copies from other packages, and each one's licence, shipped beside it.
 const packages = new Map();
 for (const input of Object.keys(result.metafile.inputs)) {

@@ -113,6 +113,10 @@ async function packageFiles(skill: RegisteredSkill, sourceRoots: readonly string
 function packageSizesNow(skill: RegisteredSkill, sourceRoots: readonly string[]): MeasuredPackage | undefined {
   if (!servesManifest(skill)) return manifestRefusal;
   const manifestEntry = discoveredManifest(skill);
+  // A SKILL.md that discovery saw as anything but a regular file is decided by the whole plan,
+  // which the asynchronous check reaches with discovery's listing still kept: listing the
+  // package here would take it.
+  if (!manifestEntry?.isFile()) return undefined;
   const listing = listResourcesNow(skill.dir, { sourceRoots });
   return listing && measuredPackage(skill, listing, "sizes", manifestEntry);
 }

@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
 import { extensionVisibility, extensionVisibilityNow, planSkillEntry, type ExtensionVisibility } from "../../src/adapters/skill-entry.js";
-import { keepDiscoveredListings } from "../../src/package/discovered-listings.js";
+import { keepDiscoveredListings, peekDiscoveredListing } from "../../src/package/discovered-listings.js";
 import type { RegisteredSkill } from "../../src/registry/types.js";
 import { loadedSkills as loaded } from "../support/loaded-skills.js";
 import { CORPUS, EXAMPLES, realTempDir, writeSkill } from "../support/tmp.js";
@@ -85,6 +85,10 @@ test("the verdict decided in the turn from discovery's listings is the plan's, o
   for (const [dir, frontmatter] of Object.entries(SKILLS)) writeSkill(root, dir, frontmatter);
   fs.mkdirSync(path.join(root, "with-files", "references"));
   fs.writeFileSync(path.join(root, "with-files", "references", "guide.md"), "# Guide\n");
+  // Its SKILL.md a link to a file beside it: only the whole plan decides.
+  writeSkill(root, "linked-manifest", "name: linked-manifest\ndescription: Its manifest is a link.");
+  fs.renameSync(path.join(root, "linked-manifest", "SKILL.md"), path.join(root, "linked-manifest", "real.md"));
+  fs.symlinkSync("real.md", path.join(root, "linked-manifest", "SKILL.md"));
   const decidedNow: string[] = [];
   const leftToPlan: string[] = [];
   for (const tree of [CORPUS, EXAMPLES, root]) {
@@ -93,7 +97,12 @@ test("the verdict decided in the turn from discovery's listings is the plan's, o
     const now = new Map<string, ExtensionVisibility | undefined>();
     try {
       skills = await loaded(tree);
-      for (const skill of skills.values()) now.set(skill.name, extensionVisibilityNow(skill));
+      for (const skill of skills.values()) {
+        const verdict = extensionVisibilityNow(skill);
+        now.set(skill.name, verdict);
+        // Left to the asynchronous check, a package keeps discovery's listing for it.
+        if (verdict === undefined) assert.notEqual(peekDiscoveredListing(skill.dir), undefined, `${skill.name}: the listing is left`);
+      }
     } finally {
       keepDiscoveredListings(false);
     }
@@ -111,5 +120,5 @@ test("the verdict decided in the turn from discovery's listings is the plan's, o
   assert.equal(decidedNow.length, 19);
   // Left to the asynchronous check: a package of more than 16 folders (claude-api has 23), and
   // every skill whose frontmatter loading did not find ready for an entry.
-  assert.deepEqual(leftToPlan.sort(), ["bad-compat", "claude-api", "compat-over", "http-smoke-test", "metadata-list", "metadata-map", "not-json", "padded-name", "retried", "wordy", "astral-over"].sort());
+  assert.deepEqual(leftToPlan.sort(), ["bad-compat", "claude-api", "compat-over", "http-smoke-test", "linked-manifest", "metadata-list", "metadata-map", "not-json", "padded-name", "retried", "wordy", "astral-over"].sort());
 });
