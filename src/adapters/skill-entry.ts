@@ -20,6 +20,7 @@ import { yamlLibrary } from "../package/yaml.js";
 import { MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES } from "../package/limits.js";
 import { fileDigest } from "../package/package-digest.js";
 import { peekDiscoveredListing } from "../package/discovered-listings.js";
+import { pathInPackage, relativeInPackage } from "../package/package-path.js";
 import { listResources, listResourcesNow, type ResourceListing } from "../package/resources.js";
 import type { RegisteredSkill } from "../registry/types.js";
 import { isCanonicalFileUri, skillUri } from "./skill-uri.js";
@@ -126,7 +127,7 @@ type MeasuredPackage = { ok: true; files: PackageFile[]; total: number; manifest
 const manifestRefusal: MeasuredPackage = Object.freeze({ ok: false, reason: "its manifest is named skill.md; the extension serves SKILL.md only" });
 
 function servesManifest(skill: RegisteredSkill): boolean {
-  return path.basename(skill.skillFile) === "SKILL.md";
+  return skill.skillFile.endsWith(`${path.sep}SKILL.md`);
 }
 
 /**
@@ -144,7 +145,7 @@ function discoveredManifest(skill: RegisteredSkill): Dirent | undefined {
 function measuredPackage(skill: RegisteredSkill, listing: ResourceListing, stamping: Stamping, manifestEntry: Dirent | undefined): MeasuredPackage {
   const refuse = (reason: string) => ({ ok: false as const, reason });
   if (listing.truncated) return refuse("its package is larger than the resource listing's bounds");
-  const relPaths = ["SKILL.md", ...listing.files, ...listing.scripts.map((script) => path.relative(skill.dir, script).split(path.sep).join("/"))];
+  const relPaths = ["SKILL.md", ...listing.files, ...listing.scripts.map((script) => relativeInPackage(skill.dir, script))];
   // A backstop: the resource listing's own bound (500 entries, marked truncated and refused
   // above) is tighter today, so no package reaches this check. It stays so that raising the
   // listing's bound can never publish more files than the extension allows.
@@ -154,7 +155,8 @@ function measuredPackage(skill: RegisteredSkill, listing: ResourceListing, stamp
   for (const rel of relPaths) {
     // A backstop: only `.` and `..` make a non-canonical URI, and no listed file has those names.
     if (!isCanonicalFileUri(skill.name, rel)) return refuse(`the file name ${JSON.stringify(rel)} cannot be written as a URI`);
-    const file = path.join(skill.dir, rel);
+    // The registered directory is a real path, so the file's path needs no normalizing.
+    const file = pathInPackage(skill.dir, rel);
     let stamp: Pick<PackageFile, "size" | "version"> | null;
     if (stamping === "sizes" && rel === "SKILL.md") {
       const manifest = manifestEntry?.isFile() ? { size: skill.stamp.size, asLoaded: true } : manifestSize(file, skill);

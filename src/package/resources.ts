@@ -30,6 +30,7 @@ import * as path from "node:path";
 import { isInside } from "./confined-read.js";
 import { hasUnshowableCharacter } from "./display-text.js";
 import { peekDiscoveredListing, takeDiscoveredListing } from "./discovered-listings.js";
+import { pathInPackage } from "./package-path.js";
 import { endsPackage, isLeftOutOfPackage, isSkillFileEntry, liesInOtherPackage, SCRIPTS_DIR, SKILL_FILE_NAMES, sourceRootsInside } from "./package-shape.js";
 
 /** Directories below the skill directory a listed file may lie in: `1/2/3/4/5/file` is listed. */
@@ -208,6 +209,9 @@ class PackageWalk {
    */
   private stamping = true;
 
+  /** True for a walk started from discovery's listing, whose directory is a real path: see `pathOf`. */
+  private realStart = false;
+
   /** The source roots below the skill's real directory, set once that is known. */
   private sourceRoots: readonly string[] = [];
 
@@ -227,6 +231,7 @@ class PackageWalk {
     const discovered = peekDiscoveredListing(this.dir);
     if (discovered === undefined || discovered.length > READ_BATCH) return undefined;
     this.stamping = false;
+    this.realStart = true;
     this.realDir = this.dir;
     this.sourceRoots = sourceRootsInside(this.realDir, this.allSourceRoots);
     if (!this.visitNow("", 0, this.readDiscovered(discovered))) return undefined;
@@ -253,6 +258,16 @@ class PackageWalk {
     return { listing: this.finished(), directories: this.keepable ? this.directories : [] };
   }
 
+  /**
+   * `path.join(this.dir, rel)`: by concatenation when the walk started from discovery's listing
+   * (a real path, already normalized), the same string without normalizing it again
+   * (`pathInPackage`); through `path.join` for a directory a caller named.
+   */
+  private pathOf(rel: string): string {
+    if (rel === "") return this.realStart ? this.dir : path.join(this.dir, rel);
+    return this.realStart ? pathInPackage(this.dir, rel) : path.join(this.dir, rel);
+  }
+
   private finished(): ResourceListing {
     return Object.freeze({ scripts: Object.freeze(this.scripts), files: Object.freeze(this.files), truncated: this.truncated });
   }
@@ -261,7 +276,7 @@ class PackageWalk {
   private async read(rel: string): Promise<Dirent[] | null> {
     const now = this.readNow(rel);
     if (now !== LATER) return now;
-    const dirPath = path.join(this.dir, rel);
+    const dirPath = this.pathOf(rel);
     const entries: Dirent[] = [];
     // Stamped before its entries are read, so a change made while they are read shows as a new stamp.
     const stamped = this.stamping ? directoryStamp(dirPath) : null;
@@ -300,7 +315,7 @@ class PackageWalk {
     this.directoriesLeft--;
     if (this.syncReadsLeft === 0) return LATER;
     this.syncReadsLeft--;
-    const dirPath = path.join(this.dir, rel);
+    const dirPath = this.pathOf(rel);
     // Stamped before its entries are read, so a change made while they are read shows as a new stamp.
     const stat = directoryStatSync(dirPath, this.stamping);
     const stamp = stat !== null && typeof stat.size === "bigint" ? settledStamp(stat as BigIntStats) : null;
@@ -396,14 +411,14 @@ class PackageWalk {
       this.full = true;
       return;
     }
-    if (rel.startsWith(`${SCRIPTS_DIR}/`)) this.scripts.push(path.join(this.dir, rel));
+    if (rel.startsWith(`${SCRIPTS_DIR}/`)) this.scripts.push(this.pathOf(rel));
     else this.files.push(rel);
   }
 
   /** A nested skill or another source's root: its files are not this package's. */
   private endsPackage(rel: string, entries: Dirent[]): boolean {
     const top = rel.split("/", 1)[0]!;
-    return endsPackage(path.join(this.realDir, rel), top, this.sourceRoots, () => entries.some(isSkillFileEntry));
+    return endsPackage(this.realDir === this.dir ? this.pathOf(rel) : path.join(this.realDir, rel), top, this.sourceRoots, () => entries.some(isSkillFileEntry));
   }
 
   private async isConfinedFile(rel: string): Promise<boolean> {
