@@ -41,6 +41,8 @@ const PLAIN_PATH = /^[\w~-][\w.~-]*(?:\/[\w~-][\w.~-]*)*$/;
  */
 export function isCanonicalFileUri(skillName: string, relPath: string): boolean {
   if (!PLAIN_PATH.test(relPath)) return isCanonical(skillUri(skillName, relPath));
+  // A name of letters, digits and `-` (every valid skill name in ASCII) is written as it is.
+  if (PLAIN_NAME.test(skillName)) return true;
   let known = canonicalNames.get(skillName);
   if (known === undefined) {
     known = isCanonical(skillUri(skillName, "x"));
@@ -49,6 +51,9 @@ export function isCanonicalFileUri(skillName: string, relPath: string): boolean 
   }
   return known;
 }
+
+/** A skill name URL parsing leaves as written in a URI's authority (no escape, nothing refused). */
+const PLAIN_NAME = /^[A-Za-z0-9-]+$/;
 
 /** Whether a skill name's own part of its URIs is canonical, by name. */
 const canonicalNames = new Map<string, boolean>();
