@@ -94,7 +94,17 @@ export function readPackageFiles(dir: string): PackageFiles {
         }
       } catch (error) {
         const code = codeOf(error);
-        refuse(code === "ENOENT" ? `${rel}: a link to nothing` : code === "ELOOP" ? `${rel}: a link loop` : `${rel}: cannot be read (${code})`);
+        // A name that is not UTF-8 on disk comes back from the listing with U+FFFD for its bytes, and finds nothing.
+        const unnamed = code === "ENOENT" && name.includes("\uFFFD") && !isNamed(real, name);
+        refuse(
+          unnamed
+            ? `${JSON.stringify(rel)}: its name is not valid UTF-8, so it could never be listed or read`
+            : code === "ENOENT"
+              ? `${rel}: a link to nothing`
+              : code === "ELOOP"
+                ? `${rel}: a link loop`
+                : `${rel}: cannot be read (${code})`,
+        );
         continue;
       }
       if (stat.isDirectory()) {
@@ -181,4 +191,13 @@ export function packageWriteProblem(dir: string, relative: string, size: number)
   if (bytes > MAX_PACKAGE_BYTES) return `the package's files would add up to ${bytes} bytes, over the ${MAX_PACKAGE_BYTES}-byte limit`;
   // The walk stops at the first limit it meets, so its counts are partial then: the package is already over.
   return now.limitReached ? `the package is already past a limit (${now.problems[now.problems.length - 1]})` : null;
+}
+
+/** Whether `name`, as a listing gave it, names an entry of `dir` itself (a link to nothing does; a name that is not UTF-8 does not). */
+function isNamed(dir: string, name: string): boolean {
+  try {
+    return fs.lstatSync(path.join(dir, name), { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
 }

@@ -55,6 +55,9 @@ const READ_BATCH = 128;
  */
 const SYNC_READ_DIRECTORIES = 16;
 
+/** What a listing gives in place of bytes of a name that are not UTF-8. */
+const REPLACEMENT_CHARACTER = "\uFFFD";
+
 /** `readNow`'s answer for a directory the asynchronous read must take. */
 const LATER = Symbol("later");
 
@@ -392,6 +395,7 @@ class PackageWalk {
     const name = entry.name;
     if (isLeftOutOfPackage(name) || name.includes("\\") || hasUnshowableCharacter(name)) return null;
     if (rel === "" && SKILL_FILE_NAMES.includes(name)) return null;
+    if (name.includes(REPLACEMENT_CHARACTER) && !this.namesItself(rel === "" ? name : `${rel}/${name}`)) return null;
     if (entry.isSymbolicLink()) return "link";
     if (entry.isFile()) {
       this.add(rel === "" ? name : `${rel}/${name}`);
@@ -403,6 +407,19 @@ class PackageWalk {
       return null;
     }
     return "folder";
+  }
+
+  /**
+   * A name that is not UTF-8 on disk comes back from a listing with U+FFFD in place of its bytes,
+   * and nothing can be read or served by that name: such an entry is left out, as a name that
+   * cannot be shown is. A name that really holds U+FFFD finds its entry and is listed.
+   */
+  private namesItself(rel: string): boolean {
+    try {
+      return fs.lstatSync(this.pathOf(rel), { throwIfNoEntry: false }) !== undefined;
+    } catch {
+      return false;
+    }
   }
 
   private add(rel: string): void {

@@ -99,17 +99,22 @@ test("the verdicts of a run that reuses discovery's listings are those of a run 
   fs.writeFileSync(path.join(root, "heavy", "data.bin"), "");
   fs.truncateSync(path.join(root, "heavy", "data.bin"), 17 * 1024 * 1024);
 
+  // A file whose name is not UTF-8: no listing can name it, so the package is served without it.
+  writeSkill(root, "odd-bytes", "name: odd-bytes\ndescription: Ships a file whose name is not UTF-8.");
+  fs.writeFileSync(Buffer.concat([Buffer.from(path.join(root, "odd-bytes", "bad")), Buffer.from([0xff]), Buffer.from(".md")]), "x");
+
   const verdicts = async () => [...(await verdictsOf(root, box)).entries()].sort(([a], [b]) => (a < b ? -1 : 1));
   const listedAgain = await verdicts();
   const reused = await reportingOnPackages(verdicts);
   assert.deepEqual(reused, listedAgain);
-  assert.equal(reused.length, 9);
+  assert.equal(reused.length, 10);
   assert.deepEqual(Object.fromEntries(reused.map(([name, v]) => [name, v.served])), {
     "folder-link": true,
     heavy: false,
     inner: true,
     linked: true,
     lower: false,
+    "odd-bytes": true,
     outer: true,
     plain: true,
     wide: true,

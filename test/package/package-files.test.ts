@@ -111,3 +111,15 @@ test("a write may add the 500th folder; one that would add the 501st is refused,
   assert.equal(packageWriteProblem(dir, "another/notes.md", 10), "the package would hold more than 500 folders");
   assert.equal(packageWriteProblem(dir, "d0/notes.md", 10), null);
 });
+
+test("a file whose name is not UTF-8 refuses the package by saying so; one whose name holds U+FFFD itself is a file like any other", () => {
+  const dir = skill();
+  // 0xff never appears in UTF-8: a listing gives the name back with U+FFFD, which names nothing.
+  fs.writeFileSync(Buffer.concat([Buffer.from(`${dir}/bad`), Buffer.from([0xff]), Buffer.from(".md")]), "x");
+  fs.writeFileSync(path.join(dir, "real\uFFFD.md"), "x");
+  assert.deepEqual(readPackageFiles(dir).problems, ['"bad\uFFFD.md": its name is not valid UTF-8, so it could never be listed or read']);
+  fs.rmSync(Buffer.concat([Buffer.from(`${dir}/bad`), Buffer.from([0xff]), Buffer.from(".md")]));
+  const read = readPackageFiles(dir);
+  assert.deepEqual(read.problems, []);
+  assert.ok(read.files.some((file) => file.path === "real\uFFFD.md"), JSON.stringify(read.files.map((f) => f.path)));
+});

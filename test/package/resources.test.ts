@@ -399,3 +399,19 @@ test("the listing made in the turn from discovery's listing is the asynchronous 
   }
   assert.deepEqual((await listResources(path.join(base, "too-deep"))).truncated, true, "the bound is reached in this tree");
 });
+
+test("a file whose name is not UTF-8 is not listed (nothing could read it by the name a listing gives); one whose name holds U+FFFD itself is", async () => {
+  const { keepDiscoveredListings, noteDiscoveredListing } = await import("../../src/package/discovered-listings.js");
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(root, "utf8-")));
+  put(dir, { "SKILL.md": "x", "references/real\uFFFD.md": "x", "fine.md": "x" });
+  for (const at of ["", "references/"]) fs.writeFileSync(Buffer.concat([Buffer.from(`${dir}/${at}bad`), Buffer.from([0xff]), Buffer.from(".md")]), "x");
+  const expected = { scripts: [], files: ["fine.md", "references/real\uFFFD.md"], truncated: false };
+  assert.deepEqual(await listResources(dir), expected);
+  keepDiscoveredListings(true);
+  try {
+    noteDiscoveredListing(dir, fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
+    assert.deepEqual(listResourcesNow(dir), expected, "the same in the turn");
+  } finally {
+    keepDiscoveredListings(false);
+  }
+});
