@@ -63,14 +63,13 @@ const launcher = await esbuild.build({
   logLevel: "warning",
 });
 Object.assign(outputs, launcher.metafile.outputs);
-const result = { metafile: { outputs, inputs } };
 
 // A dynamic `import()` of a CommonJS package comes out of the bundler as a chunk whose only
 // export is `default`, so the named functions the source uses are undefined at run time (it
 // broke `list` on skills whose metadata is not text, and `--metrics`). Such packages are loaded
 // with `createRequire` instead; this refuses a build that brings the mistake back, in any of
 // the bundles.
-const defaultOnly = Object.entries(result.metafile.outputs).filter(
+const defaultOnly = Object.entries(outputs).filter(
   ([, output]) => output.exports.length === 1 && output.exports[0] === "default" && Object.keys(output.inputs).some((input) => input.includes("node_modules")),
 );
 if (defaultOnly.length > 0) {
@@ -78,10 +77,9 @@ if (defaultOnly.length > 0) {
   throw new Error(`a CommonJS package is imported with import() (${names}): load it with createRequire(import.meta.url) instead`);
 }
 
-
 // What the bundle copies from other packages, and each one's licence, shipped beside it.
 const packages = new Map();
-for (const input of Object.keys(result.metafile.inputs)) {
+for (const input of Object.keys(inputs)) {
   const match = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input.split(path.sep).join("/"));
   if (!match) continue;
   const dir = path.join(repo, input.slice(0, match.index + match[0].length));
@@ -100,5 +98,5 @@ for (const dir of [...packages.keys()].sort()) {
 fs.writeFileSync(path.join(out, "THIRD-PARTY-NOTICES.md"), notices.join("\n"));
 fs.chmodSync(path.join(out, "skillport.js"), 0o755);
 
-const bytes = Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);
-console.error(`bundled dist/cli: ${Object.keys(result.metafile.outputs).length} files, ${(bytes / 1024).toFixed(0)} KiB, ${packages.size} packages (parse code ${codeHash.slice(0, 12)})`);
+const bytes = Object.values(outputs).reduce((sum, o) => sum + o.bytes, 0);
+console.error(`bundled dist/cli: ${Object.keys(outputs).length} files, ${(bytes / 1024).toFixed(0)} KiB, ${packages.size} packages (parse code ${codeHash.slice(0, 12)})`);

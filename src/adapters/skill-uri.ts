@@ -41,22 +41,13 @@ const PLAIN_PATH = /^[\w~-][\w.~-]*(?:\/[\w~-][\w.~-]*)*$/;
  */
 export function isCanonicalFileUri(skillName: string, relPath: string): boolean {
   if (!PLAIN_PATH.test(relPath)) return isCanonical(skillUri(skillName, relPath));
-  // A name of letters, digits and `-` (every valid skill name in ASCII) is written as it is.
-  if (PLAIN_NAME.test(skillName)) return true;
-  let known = canonicalNames.get(skillName);
-  if (known === undefined) {
-    known = isCanonical(skillUri(skillName, "x"));
-    if (canonicalNames.size >= 10_000) canonicalNames.clear();
-    canonicalNames.set(skillName, known);
-  }
-  return known;
+  // A name of letters, digits and `-` (every valid skill name in ASCII) is written as it is;
+  // any other is asked of the skill's own part, which decides alone.
+  return PLAIN_NAME.test(skillName) || isCanonical(skillUri(skillName, "x"));
 }
 
 /** A skill name URL parsing leaves as written in a URI's authority (no escape, nothing refused). */
 const PLAIN_NAME = /^[A-Za-z0-9-]+$/;
-
-/** Whether a skill name's own part of its URIs is canonical, by name. */
-const canonicalNames = new Map<string, boolean>();
 
 export type ParsedSkillUri = { skillName: string; relPath: string };
 

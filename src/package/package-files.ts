@@ -20,7 +20,7 @@ import * as path from "node:path";
 import { isInside } from "./confined-read.js";
 import { hasUnshowableCharacter } from "./display-text.js";
 import { MAX_PACKAGE_BYTES, MAX_SKILL_FILE_BYTES } from "./limits.js";
-import { endsPackage, isLeftOutOfPackage, isSkillFileEntry, SKILL_FILE_NAMES } from "./package-shape.js";
+import { endsPackage, isLeftOutOfPackage, isSkillFileEntry, NOT_UTF8_MARK, SKILL_FILE_NAMES } from "./package-shape.js";
 import { MAX_RESOURCE_DEPTH, MAX_RESOURCE_DIRECTORIES, MAX_RESOURCE_ENTRIES } from "./resources.js";
 
 export interface PackageFile {
@@ -82,8 +82,10 @@ export function readPackageFiles(dir: string): PackageFiles {
       const entry = path.join(real, name);
       let stat: fs.Stats;
       let target = entry;
+      let named = false;
       try {
         stat = fs.lstatSync(entry);
+        named = true;
         if (stat.isSymbolicLink()) {
           target = fs.realpathSync.native(entry);
           if (target !== root && !isInside(root, target)) {
@@ -94,8 +96,8 @@ export function readPackageFiles(dir: string): PackageFiles {
         }
       } catch (error) {
         const code = codeOf(error);
-        // A name that is not UTF-8 on disk comes back from the listing with U+FFFD for its bytes, and finds nothing.
-        const unnamed = code === "ENOENT" && name.includes("\uFFFD") && !isNamed(real, name);
+        // The entry's own lstat found nothing by its listed name: not UTF-8 on disk (NOT_UTF8_MARK).
+        const unnamed = !named && code === "ENOENT" && name.includes(NOT_UTF8_MARK);
         refuse(
           unnamed
             ? `${JSON.stringify(rel)}: its name is not valid UTF-8, so it could never be listed or read`
@@ -191,13 +193,4 @@ export function packageWriteProblem(dir: string, relative: string, size: number)
   if (bytes > MAX_PACKAGE_BYTES) return `the package's files would add up to ${bytes} bytes, over the ${MAX_PACKAGE_BYTES}-byte limit`;
   // The walk stops at the first limit it meets, so its counts are partial then: the package is already over.
   return now.limitReached ? `the package is already past a limit (${now.problems[now.problems.length - 1]})` : null;
-}
-
-/** Whether `name`, as a listing gave it, names an entry of `dir` itself (a link to nothing does; a name that is not UTF-8 does not). */
-function isNamed(dir: string, name: string): boolean {
-  try {
-    return fs.lstatSync(path.join(dir, name), { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
-  }
 }

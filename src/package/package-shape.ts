@@ -16,6 +16,13 @@ export const RESOURCE_DIRS = [SCRIPTS_DIR, "references", "assets"] as const;
 /** Names that mark a directory as a skill of its own (`skill.md` is accepted with a warning). */
 export const SKILL_FILE_NAMES: readonly string[] = ["SKILL.md", "skill.md"];
 
+/**
+ * What a listing gives in place of the bytes of a name that are not UTF-8. A listed name holding
+ * it may name nothing on disk (nothing can be read, listed or served by it); one whose entry is
+ * found by that name really holds the character.
+ */
+export const NOT_UTF8_MARK = "\uFFFD";
+
 /** Whether an entry of that name is left out of the package (listing and reads alike). */
 export function isLeftOutOfPackage(name: string): boolean {
   return name.startsWith(".") || name === "node_modules";

@@ -31,7 +31,7 @@ import { isInside } from "./confined-read.js";
 import { hasUnshowableCharacter } from "./display-text.js";
 import { peekDiscoveredListing, takeDiscoveredListing } from "./discovered-listings.js";
 import { pathInPackage } from "./package-path.js";
-import { endsPackage, isLeftOutOfPackage, isSkillFileEntry, liesInOtherPackage, SCRIPTS_DIR, SKILL_FILE_NAMES, sourceRootsInside } from "./package-shape.js";
+import { endsPackage, isLeftOutOfPackage, isSkillFileEntry, liesInOtherPackage, NOT_UTF8_MARK, SCRIPTS_DIR, SKILL_FILE_NAMES, sourceRootsInside } from "./package-shape.js";
 
 /** Directories below the skill directory a listed file may lie in: `1/2/3/4/5/file` is listed. */
 export const MAX_RESOURCE_DEPTH = 5;
@@ -54,9 +54,6 @@ const READ_BATCH = 128;
  * event loop as before, so a wide package still never holds it.
  */
 const SYNC_READ_DIRECTORIES = 16;
-
-/** What a listing gives in place of bytes of a name that are not UTF-8. */
-const REPLACEMENT_CHARACTER = "\uFFFD";
 
 /** `readNow`'s answer for a directory the asynchronous read must take. */
 const LATER = Symbol("later");
@@ -262,13 +259,12 @@ class PackageWalk {
   }
 
   /**
-   * `path.join(this.dir, rel)`: by concatenation when the walk started from discovery's listing
-   * (a real path, already normalized), the same string without normalizing it again
-   * (`pathInPackage`); through `path.join` for a directory a caller named.
+   * `path.join(base, rel)`: by concatenation when the walk started from discovery's listing (its
+   * directory, the real one too, is a real path, already normalized), the same string without
+   * normalizing it again (`pathInPackage`); through `path.join` for a directory a caller named.
    */
-  private pathOf(rel: string): string {
-    if (rel === "") return this.realStart ? this.dir : path.join(this.dir, rel);
-    return this.realStart ? pathInPackage(this.dir, rel) : path.join(this.dir, rel);
+  private pathOf(rel: string, base = this.dir): string {
+    return this.realStart && rel !== "" ? pathInPackage(base, rel) : path.join(base, rel);
   }
 
   private finished(): ResourceListing {
@@ -356,9 +352,9 @@ class PackageWalk {
   private async visit(rel: string, depth: number, entries: Dirent[]): Promise<void> {
     for (const entry of entries) {
       if (this.full) return;
-      const step = this.stepInto(rel, depth, entry);
-      if (step === null) continue;
       const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      const step = this.stepInto(childRel, depth, entry);
+      if (step === null) continue;
       if (step === "link") {
         if (await this.isConfinedFile(childRel)) this.add(childRel);
         continue;
@@ -373,10 +369,10 @@ class PackageWalk {
   private visitNow(rel: string, depth: number, entries: Dirent[]): boolean {
     for (const entry of entries) {
       if (this.full) return true;
-      const step = this.stepInto(rel, depth, entry);
+      const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      const step = this.stepInto(childRel, depth, entry);
       if (step === null) continue;
       if (step === "link") return false;
-      const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
       const children = this.readNow(childRel);
       if (children === LATER) return false;
       if (!children || this.endsPackage(childRel, children)) continue;
@@ -386,19 +382,19 @@ class PackageWalk {
   }
 
   /**
-   * What the walk makes of one entry of `rel`, for both walks: a file is listed here; a link
-   * (whose target is checked where a read would take it; symlinked directories are never
-   * descended) or a folder within the depth bound is left to the caller; anything else is
-   * passed over (null), a folder too deep marking the listing cut.
+   * What the walk makes of one entry, `childRel`, of a folder `depth` levels down, for both
+   * walks: a file is listed here; a link (whose target is checked where a read would take it;
+   * symlinked directories are never descended) or a folder within the depth bound is left to the
+   * caller; anything else is passed over (null), a folder too deep marking the listing cut.
    */
-  private stepInto(rel: string, depth: number, entry: Dirent): "link" | "folder" | null {
+  private stepInto(childRel: string, depth: number, entry: Dirent): "link" | "folder" | null {
     const name = entry.name;
     if (isLeftOutOfPackage(name) || name.includes("\\") || hasUnshowableCharacter(name)) return null;
-    if (rel === "" && SKILL_FILE_NAMES.includes(name)) return null;
-    if (name.includes(REPLACEMENT_CHARACTER) && !this.namesItself(rel === "" ? name : `${rel}/${name}`)) return null;
+    if (depth === 0 && SKILL_FILE_NAMES.includes(name)) return null;
+    if (name.includes(NOT_UTF8_MARK) && !this.namesItself(childRel)) return null;
     if (entry.isSymbolicLink()) return "link";
     if (entry.isFile()) {
-      this.add(rel === "" ? name : `${rel}/${name}`);
+      this.add(childRel);
       return null;
     }
     if (!entry.isDirectory()) return null;
@@ -410,9 +406,9 @@ class PackageWalk {
   }
 
   /**
-   * A name that is not UTF-8 on disk comes back from a listing with U+FFFD in place of its bytes,
-   * and nothing can be read or served by that name: such an entry is left out, as a name that
-   * cannot be shown is. A name that really holds U+FFFD finds its entry and is listed.
+   * Whether a listed name holding NOT_UTF8_MARK finds its entry: one that does not is not UTF-8
+   * on disk, nothing can be read or served by it, and it is left out, as a name that cannot be
+   * shown is. A name that really holds U+FFFD finds its entry and is listed.
    */
   private namesItself(rel: string): boolean {
     try {
@@ -435,7 +431,7 @@ class PackageWalk {
   /** A nested skill or another source's root: its files are not this package's. */
   private endsPackage(rel: string, entries: Dirent[]): boolean {
     const top = rel.split("/", 1)[0]!;
-    return endsPackage(this.realDir === this.dir ? this.pathOf(rel) : path.join(this.realDir, rel), top, this.sourceRoots, () => entries.some(isSkillFileEntry));
+    return endsPackage(this.pathOf(rel, this.realDir), top, this.sourceRoots, () => entries.some(isSkillFileEntry));
   }
 
   private async isConfinedFile(rel: string): Promise<boolean> {
