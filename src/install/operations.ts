@@ -11,8 +11,13 @@
  * each skill is placed, so it never lags a crash by more than one skill.
  */
 import * as path from "node:path";
-import { digestOfPackage } from "../package/package-digest.js";
+import { computedHashOf } from "./computed-hash.js";
+import { fileChanges, fileChangesText, fileDigestRecord, packageFileDigests, type FileChanges } from "./file-changes.js";
+import { readGlobalSkillLock } from "./global-skill-lock.js";
+import { blockedHostEntries, detectedHostIds, everyLinkedHostFolder, hostFolders, linkHostFolders, unlinkHostFolders } from "./host-links.js";
+import { detectedHosts, hostById } from "./hosts.js";
 import { InstallError } from "./install-error.js";
+import { lockedSourceSpec } from "./locked-source.js";
 import { readSkillsLock, writeSkillsLock, type LockedSkill, type SkillsLock } from "./lockfile.js";
 import { exists, placeStaged, removeAbandonedTemporaries, removePlaced, stageSkill, withInstallLock, type CopyListener } from "./placement.js";
 import { skillAt, skillsOfSource, type SourceSkill } from "./source-skills.js";
@@ -41,6 +46,10 @@ export interface SkillOutcome {
   path?: string;
   /** Set on a refusal because the folder has no such skill installed (a name asked for that is not there). */
   notInstalled?: true;
+  /** For `modified`: the files added, removed and changed since it was installed (when the lockfile records each file). */
+  changes?: FileChanges;
+  /** The hosts (hosts.ts ids) whose folders lead to it. */
+  hosts?: string[];
 }
 
 export interface InstallReport {
@@ -61,6 +70,10 @@ export interface InstallOptions {
   onProgress?: (line: string) => void;
   /** Called after each file of a skill is written into its temporary folder. */
   onCopy?: CopyListener;
+  /** Hosts (ids of hosts.ts, or `*` for every one detected) whose folders are linked to each skill installed (`--agent`). */
+  agents?: readonly string[];
+  /** Copy into each host's folder instead of linking (`--copy`). */
+  copy?: boolean;
 }
 
 /** Where a skill came from, as the lockfile records it. */
@@ -137,15 +150,14 @@ async function installFrozen(options: InstallOptions & { skills?: readonly strin
   const outcomes: SkillOutcome[] = entries.missing.map((name) => refused(name, options.target, [`${path.basename(options.target.lockfile)} records no skill named ${name} in ${options.target.folder}`]));
   for (const group of groupBy(entries.found, (e) => `${e.entry.sourceType}\0${e.entry.url}\0${e.entry.commit ?? ""}`)) {
     const first = group[0]!.entry;
-    const spec = specOfEntry(first);
-    await withSourceTree(spec, first.commit, options, async (root, fetched) => {
+    await withLockedSourceTree(first, group, first.commit, options, async (root, fetched) => {
       for (const { name, entry } of group) {
         const skill = skillAt(root, entry.path);
         if (!skill || skill.name !== name) {
           outcomes.push(refused(name, options.target, [`the source has no skill ${name} at ${entry.path || "its root"} in ${first.commit ?? first.url}`]));
           continue;
         }
-        outcomes.push(await putSkill(skill, { ...fetched, source: entry.source, ref: entry.ref }, lock, options, { mode: "frozen", expectedDigest: entry.digest }));
+        outcomes.push(await putSkill(skill, { ...fetched, source: entry.source, ref: entry.ref }, lock, options, { mode: "frozen", expectedDigest: entry.digest, expectedHash: entry.computedHash }));
       }
     }).catch((error: unknown) => {
       // One source that cannot be fetched (or a local folder gone) refuses its own skills, not the others'.
@@ -172,8 +184,7 @@ async function updateLocked(options: InstallOptions & { names?: readonly string[
   }));
   for (const group of groupBy(entries.found, (e) => `${e.entry.sourceType}\0${e.entry.url}\0${e.entry.ref ?? ""}`)) {
     const first = group[0]!.entry;
-    const spec = specOfEntry(first);
-    await withSourceTree(spec, first.ref, options, async (root, fetched) => {
+    await withLockedSourceTree(first, group, first.ref, options, async (root, fetched) => {
       let discovered: SourceSkill[] | null = null;
       for (const { name, entry } of group) {
         let skill = skillAt(root, entry.path);
@@ -223,16 +234,18 @@ async function removeLocked(names: readonly string[], options: Pick<InstallOptio
     if (entry && present && !options.force) {
       const edited = editedSince(dir, entry);
       if (edited) {
-        outcomes.push(refused(name, target, [`${edited}; use --force to remove it and lose those changes`]));
+        outcomes.push(refused(name, target, [`${edited.message}; use --force to remove it and lose those changes`]));
         continue;
       }
     }
+    // The hosts' links first: once the skill is gone they would lead nowhere.
+    const unlinked = target.hosts ? unlinkHostFolders(name, target.dir, [...hostFolders(knownHosts(entry?.hosts), target.hosts), ...everyLinkedHostFolder(target.hosts)], new Set(entry?.hosts ?? [])) : [];
     if (present) removePlaced(target.dir, name);
     if (entry) {
       lock.get(target.folder)!.delete(name);
       writeSkillsLock(target.lockfile, lock);
     }
-    outcomes.push({ name, status: "removed", dir, folder: target.folder, messages: present ? [] : ["its folder was already gone"] });
+    outcomes.push({ name, status: "removed", dir, folder: target.folder, messages: [...(present ? [] : ["its folder was already gone"]), ...unlinked.map((link) => `removed ${link}`)] });
   }
   return { lockfile: target.lockfile, skills: outcomes };
 }
@@ -244,13 +257,13 @@ export async function verifySkills(options: Pick<InstallOptions, "target">): Pro
   const outcomes: SkillOutcome[] = [];
   for (const [name, entry] of [...(lock.get(target.folder) ?? new Map<string, LockedSkill>())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const dir = path.join(target.dir, name);
-    const base = { name, dir, folder: target.folder, commit: entry.commit, digest: entry.digest, path: entry.path };
+    const base = { name, dir, folder: target.folder, commit: entry.commit, path: entry.path, ...(entry.digest !== null ? { digest: entry.digest } : {}), ...(entry.hosts ? { hosts: entry.hosts } : {}) };
     if (!exists(dir)) {
       outcomes.push({ ...base, status: "missing", messages: [`${path.basename(target.lockfile)} records ${name}, but its folder is gone`] });
       continue;
     }
     const edited = editedSince(dir, entry);
-    outcomes.push(edited ? { ...base, status: "modified", messages: [edited] } : { ...base, status: "ok", messages: [] });
+    outcomes.push(edited ? { ...base, status: "modified", messages: [edited.message], ...(edited.changes ? { changes: edited.changes } : {}) } : { ...base, status: "ok", messages: [] });
   }
   return { lockfile: target.lockfile, skills: outcomes };
 }
@@ -260,7 +273,7 @@ export function lockedFolders(lockfile: string): string[] {
   return [...readSkillsLock(lockfile)].filter(([, skills]) => skills.size > 0).map(([folder]) => folder);
 }
 
-type PutMode = { mode: "add"; duplicate: boolean } | { mode: "update" } | { mode: "frozen"; expectedDigest: string };
+type PutMode = { mode: "add"; duplicate: boolean } | { mode: "update" } | { mode: "frozen"; expectedDigest: string | null; expectedHash: string | null };
 
 async function putSkill(skill: SourceSkill, provenance: Provenance, lock: SkillsLock, options: InstallOptions, how: PutMode): Promise<SkillOutcome> {
   const { target } = options;
@@ -274,30 +287,101 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
   const present = exists(dir);
   if (present && !options.force) {
     if (!entry) {
-      return { ...base, status: "refused", messages: [`${dir} already exists and ${path.basename(target.lockfile)} does not record it; use --force to replace it`] };
+      // The other CLI's global installs are recorded in its own lock: say so, so the user knows whose folder it is.
+      const other = target.hosts?.global ? readGlobalSkillLock(target.hosts.home, target.hosts.env).get(name) : undefined;
+      const whose = other ? ` (the skills CLI's global lock records it, from ${other.source})` : "";
+      return { ...base, status: "refused", messages: [`${dir} already exists and ${path.basename(target.lockfile)} does not record it${whose}; use --force to replace it`] };
     }
-    if (how.mode === "add" && (entry.url !== provenance.url || entry.path !== skill.path)) {
+    if (how.mode === "add" && (entry.url !== provenance.url || (entry.path !== skill.path && !(entry.digest === null && entry.path === "")))) {
       return { ...base, status: "refused", messages: [`${name} is installed from ${entry.source}${entry.path ? ` (${entry.path})` : ""}; use --force to replace it with this one`] };
     }
     const edited = editedSince(dir, entry);
-    if (edited) return { ...base, status: "refused", messages: [`${edited}; use --force to replace it and lose those changes`] };
+    if (edited) return { ...base, status: "refused", messages: [`${edited.message}; use --force to replace it and lose those changes`] };
   }
 
-  const sourceDigest = digestOfPackage(skill.dir).digest;
-  if (how.mode === "frozen" && sourceDigest !== how.expectedDigest) {
-    return { ...base, status: "refused", messages: [`its files in the source (${sourceDigest}) do not match the locked digest (${how.expectedDigest})`] };
+  const hosts = [...new Set([...knownHosts(entry?.hosts), ...agentsAsked(options)])].sort();
+  const folders = target.hosts && hosts.length > 0 ? hostFolders(hosts, target.hosts) : [];
+  if (target.hosts && folders.length > 0 && !options.force) {
+    const blocked = blockedHostEntries(name, target.dir, folders, new Set(entry?.hosts ?? []), target.hosts);
+    if (blocked.length > 0) return { ...base, status: "refused", messages: blocked };
   }
-  const recorded: LockedSkill = { ...provenance, path: skill.path, digest: sourceDigest ?? "" };
-  if (entry && present && sourceDigest === entry.digest && (options.force ? digestOfPackage(dir).digest === entry.digest : true)) {
+
+  const source = packageFileDigests(skill.dir);
+  const sourceDigest = source.digest;
+  const sourceHash = computedHashOf(skill.dir);
+  if (how.mode === "frozen") {
+    if (how.expectedDigest !== null && sourceDigest !== how.expectedDigest) {
+      return { ...base, status: "refused", messages: [`its files in the source (${sourceDigest}) do not match the locked digest (${how.expectedDigest})`] };
+    }
+    // An entry another tool wrote is held to its computedHash instead.
+    if (how.expectedDigest === null && how.expectedHash !== null && sourceHash !== how.expectedHash) {
+      return { ...base, status: "refused", messages: [`its files in the source (computedHash ${sourceHash}) do not match the locked computedHash (${how.expectedHash})`] };
+    }
+  }
+  const recorded: LockedSkill = {
+    ...provenance,
+    path: skill.path,
+    digest: sourceDigest ?? "",
+    computedHash: sourceHash,
+    ...(source.digest !== null ? { files: fileDigestRecord(source.files) } : {}),
+    ...(hosts.length > 0 ? { hosts } : {}),
+    // What another tool recorded beyond the shared fields (a plugin name) stays with the entry it hands over.
+    ...(entry?.raw ? { extra: extraOfRaw(entry.raw) } : {}),
+  };
+  const sameFiles =
+    entry !== undefined &&
+    present &&
+    (entry.digest !== null
+      ? sourceDigest === entry.digest && (options.force ? packageFileDigests(dir).digest === entry.digest : true)
+      : sourceHash !== null && sourceHash === entry.computedHash && computedHashOf(dir) === entry.computedHash);
+  if (entry && sameFiles) {
     // Nothing to copy: the same files are in place. The lockfile still follows the source's commit.
-    if (how.mode !== "frozen" && !sameEntry(entry, recorded)) record(lock, target, name, recorded);
-    return { ...base, status: "unchanged", messages: [], digest: entry.digest, previousCommit: entry.commit };
+    const linked = await linkHosts(name, folders, skill, options);
+    const kept: LockedSkill = { ...recorded, ...(entry.extra ? { extra: { ...entry.extra, ...recorded.extra } } : {}) };
+    if (how.mode !== "frozen" && !sameEntry(entry, kept)) record(lock, target, name, kept);
+    return { ...base, status: "unchanged", messages: linked, digest: sourceDigest ?? undefined, previousCommit: entry.commit, ...(hosts.length > 0 ? { hosts } : {}) } as SkillOutcome;
   }
 
   const staged = await stageSkill(target.dir, name, skill.files, options.onCopy);
   placeStaged(staged.staging, target.dir, name);
+  const linked = await linkHosts(name, folders, skill, options);
   if (how.mode !== "frozen" || !entry) record(lock, target, name, { ...recorded, digest: staged.digest });
-  return { ...base, status: present ? "updated" : "installed", messages: [], digest: staged.digest, ...(entry ? { previousCommit: entry.commit } : {}) };
+  return { ...base, status: present ? "updated" : "installed", messages: linked, digest: staged.digest, ...(entry ? { previousCommit: entry.commit } : {}), ...(hosts.length > 0 ? { hosts } : {}) };
+}
+
+/** Links (or copies into) each host folder; one note line naming what was done, or none. */
+async function linkHosts(name: string, folders: ReturnType<typeof hostFolders>, skill: SourceSkill, options: InstallOptions): Promise<string[]> {
+  if (folders.length === 0 || !skill.files) return [];
+  const done = await linkHostFolders(name, options.target.dir, folders, skill.files, options.copy === true);
+  const parts = [...done.linked.map((id) => `${id} (linked)`), ...done.copied.map((id) => `${id} (copied)`)];
+  return parts.length > 0 ? [`for ${parts.join(", ")}`] : [];
+}
+
+/** The hosts `--agent` asked for; `*` is every host detected on this machine. */
+function agentsAsked(options: InstallOptions): string[] {
+  const asked = options.agents ?? [];
+  if (asked.length === 0) return [];
+  const scope = options.target.hosts;
+  if (!scope) throw new InstallError("--agent installs into the canonical folder (.agents/skills) and links each host's folder to it; it does not go with --to", "usage");
+  const ids = asked.filter((id) => id !== "*");
+  if (asked.includes("*")) {
+    const found = detectedHostIds(scope, detectedHosts);
+    if (found.length === 0) throw new InstallError("--agent '*' found no host installed on this machine; name one with --agent ID", "usage");
+    ids.push(...found);
+  }
+  // Checked here, before anything is placed: an unknown id or a project-only host with --global is a usage error.
+  hostFolders(ids, scope);
+  return ids;
+}
+
+/** Recorded host ids this skillport's table knows (a newer table's ids are kept in the entry but not acted on). */
+function knownHosts(ids: readonly string[] | undefined): string[] {
+  return (ids ?? []).filter((id) => hostById(id) !== undefined);
+}
+
+function extraOfRaw(raw: Record<string, unknown>): Record<string, unknown> {
+  const { source: _s, sourceUrl: _u, ref: _r, sourceType: _t, skillPath: _p, computedHash: _h, ...rest } = raw;
+  return rest;
 }
 
 function record(lock: SkillsLock, target: InstallTarget, name: string, entry: LockedSkill): void {
@@ -311,15 +395,33 @@ function record(lock: SkillsLock, target: InstallTarget, name: string, entry: Lo
 }
 
 function sameEntry(a: LockedSkill, b: LockedSkill): boolean {
-  return a.source === b.source && a.sourceType === b.sourceType && a.url === b.url && a.ref === b.ref && a.commit === b.commit && a.path === b.path && a.digest === b.digest;
+  return (
+    a.source === b.source &&
+    a.sourceType === b.sourceType &&
+    a.url === b.url &&
+    a.ref === b.ref &&
+    a.commit === b.commit &&
+    a.path === b.path &&
+    a.digest === b.digest &&
+    a.computedHash === b.computedHash &&
+    JSON.stringify(a.files ?? null) === JSON.stringify(b.files ?? null) &&
+    JSON.stringify(a.hosts ?? []) === JSON.stringify(b.hosts ?? [])
+  );
 }
 
-/** Why the installed folder no longer matches its locked digest, or null when it does. */
-function editedSince(dir: string, entry: LockedSkill): string | null {
-  const now = digestOfPackage(dir);
+/** Why the installed folder no longer matches what the lockfile records, or null when it does. */
+function editedSince(dir: string, entry: LockedSkill): { message: string; changes?: FileChanges } | null {
+  if (entry.digest === null) {
+    // Another tool's entry: its one folder hash is all there is to check against.
+    if (entry.computedHash === null || computedHashOf(dir) === entry.computedHash) return null;
+    return { message: "its files were changed since it was installed (they no longer match the computedHash in skills-lock.json, which covers the whole folder, so the files changed cannot be named)" };
+  }
+  const now = packageFileDigests(dir);
   if (now.digest === entry.digest) return null;
-  if (now.digest === null) return `its folder holds what no install writes (${now.problems.join("; ")})`;
-  return "its files were changed since it was installed (they no longer match the digest in skills-lock.json)";
+  if (now.digest === null) return { message: `its folder holds what no install writes (${now.problems.join("; ")})` };
+  const changes = entry.files ? fileChanges(entry.files, now.files) : undefined;
+  const named = changes ? fileChangesText(changes) : null;
+  return { message: `its files were changed since it was installed (they no longer match the digest in skills-lock.json${named ? `: ${named}` : ""})`, ...(changes ? { changes } : {}) };
 }
 
 function refused(name: string, target: InstallTarget, messages: string[]): SkillOutcome {
@@ -354,8 +456,16 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): T[][] {
   return [...groups.values()];
 }
 
-function specOfEntry(entry: LockedSkill): SourceSpec {
-  return entry.sourceType === "local" ? { kind: "local", given: entry.source, dir: entry.url } : { kind: "git", given: entry.source, url: entry.url, ref: entry.ref, path: "" };
+/** Runs `work` on a source a lockfile names (locked-source.ts decides whether it may be fetched); a refusal refuses the group's skills. */
+async function withLockedSourceTree<T>(
+  entry: LockedSkill,
+  group: ReadonlyArray<{ name: string }>,
+  ref: string | null,
+  options: InstallOptions,
+  work: (root: string, provenance: Provenance) => Promise<T>,
+): Promise<T> {
+  const spec = lockedSourceSpec(entry, options.target, group.map((g) => g.name), options.onProgress);
+  return withSourceTree(spec, ref, options, work);
 }
 
 function specRef(spec: SourceSpec): string | null {

@@ -6,10 +6,11 @@ import type { CopyListener } from "../../install/placement.js";
 import { oneLineShown, oneLineText } from "../../package/display-text.js";
 import type { CommandHost } from "../command-host.js";
 import { CliError, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
+import { addAgentOptions, type AgentOptions } from "../agent-options.js";
 import { addPlaceOptions, exitCleanlyOnSignals, installerCall, reportOutcomes, targetOf, type PlaceOptions } from "../install-options.js";
 import { writeJson, type CliOutput } from "../output.js";
 
-export interface AddOptions extends PlaceOptions {
+export interface AddOptions extends PlaceOptions, AgentOptions {
   skill?: string[];
   list?: boolean;
   force?: boolean;
@@ -28,7 +29,7 @@ function collect(value: string, previous: string[] | undefined): string[] {
 export const PAUSE_MID_COPY_ENV = "SKILLPORT_TEST_PAUSE_MID_COPY";
 
 export function registerAddCommand(program: Command, { out, run }: CommandHost): void {
-  addPlaceOptions(
+  addAgentOptions(addPlaceOptions(
     program
       .command("add")
       .description("install skills from a git repository (URL, owner/repo[/path][#ref]) or a local folder, and record them in skills-lock.json")
@@ -37,7 +38,7 @@ export function registerAddCommand(program: Command, { out, run }: CommandHost):
       .option("--list", "only list the skills the source holds")
       .option("--force", "replace a folder skills-lock.json does not record, or a skill edited since it was installed")
       .option("--frozen", "install exactly what skills-lock.json records (each skill at its locked commit and digest); takes no SOURCE"),
-  ).action((source: string | undefined, options: AddOptions) => run(() => addCommand(source, options, out)));
+  )).action((source: string | undefined, options: AddOptions) => run(() => addCommand(source, options, out)));
 }
 
 export async function addCommand(source: string | undefined, options: AddOptions, out: CliOutput): Promise<ExitCode> {
@@ -65,7 +66,10 @@ export async function addCommand(source: string | undefined, options: AddOptions
 
   const target = targetOf(options);
   const onCopy = pauseMidCopy();
-  const installOptions = { ...common, target, force: options.force === true, ...(options.skill ? { skills: options.skill } : {}), ...(onCopy ? { onCopy } : {}) };
+  if (options.agent && options.to) throw new CliError("--agent and --to do not go together (--to names one folder; --agent links hosts' folders to .agents/skills)", EXIT_USAGE);
+  if (options.copy && !options.agent) throw new CliError("--copy goes with --agent", EXIT_USAGE);
+  const hosts = { ...(options.agent ? { agents: options.agent } : {}), ...(options.copy ? { copy: true } : {}) };
+  const installOptions = { ...common, ...hosts, target, force: options.force === true, ...(options.skill ? { skills: options.skill } : {}), ...(onCopy ? { onCopy } : {}) };
   const report = await installerCall(() => (options.frozen ? installLockedSkills(installOptions) : installSkills(source!, installOptions)));
   return reportOutcomes([report], options, out);
 }
