@@ -22,6 +22,7 @@ import * as path from "node:path";
 import { DIGEST_PREFIX } from "../package/package-digest.js";
 import { isLeftOutOfPackage } from "../package/package-shape.js";
 import { computedHashOf, isComputedHash } from "./computed-hash.js";
+import { CANONICAL_FOLDER, HOSTS } from "./hosts.js";
 import { InstallError } from "./install-error.js";
 import { isGitSourceUrl, isSafeRef } from "./source-spec.js";
 
@@ -86,7 +87,11 @@ export function readSkillsLock(file: string): SkillsLock {
   }
   try {
     // An entry of the earlier shape has no computedHash: taken from the installed folder, as the other CLI would.
-    return parseSkillsLock(text, { lockDir, hashOf: (folder, name) => computedHashOf(path.join(lockDir, ...folder.split("/"), name)) });
+    return parseSkillsLock(text, {
+      lockDir,
+      hashOf: (folder, name) => computedHashOf(path.join(lockDir, ...folder.split("/"), name)),
+      locate: (name) => installedFolderOf(lockDir, name),
+    });
   } catch (error) {
     throw new InstallError(`${file} is not a skills lockfile skillport can read: ${(error as Error).message}`, "usage");
   }
@@ -97,6 +102,26 @@ export interface ParseOptions {
   lockDir?: string;
   /** The computedHash of an installed skill, for entries of the earlier shape. */
   hashOf?: (folder: string, name: string) => string | null;
+  /** The folder another tool's entry is installed in (default the canonical one). */
+  locate?: (name: string) => string | null;
+}
+
+/**
+ * Where the `skills` CLI put a skill of a project's lockfile: `.agents/skills` as a rule, but
+ * when every host it installed for shares one folder it copies straight into that host's folder
+ * (`-a claude-code` alone gives `.claude/skills/NAME`) and its lockfile does not say which. The
+ * canonical folder first, then each host's project folder of the table holding a real folder of
+ * that name.
+ */
+function installedFolderOf(lockDir: string, name: string): string | null {
+  const canonical = canonicalFolderOf(lockDir);
+  if (canonical !== CANONICAL_FOLDER || fs.existsSync(path.join(lockDir, ...canonical.split("/"), name))) return null;
+  for (const host of HOSTS) {
+    if (host.project === CANONICAL_FOLDER) continue;
+    const stat = fs.lstatSync(path.join(lockDir, ...host.project.split("/"), name), { throwIfNoEntry: false });
+    if (stat?.isDirectory()) return host.project;
+  }
+  return null;
 }
 
 export function parseSkillsLock(text: string, options: ParseOptions = {}): SkillsLock {
@@ -131,7 +156,7 @@ export function parseSkillsLock(text: string, options: ParseOptions = {}): Skill
       continue;
     }
     const foreign = otherToolEntry(entry, name, lock);
-    if (foreign) put(lock, lock.canonicalFolder, name, foreign);
+    if (foreign) put(lock, options.locate?.(name) ?? lock.canonicalFolder, name, foreign);
     else lock.kept.set(name, entry);
   }
   return lock;
