@@ -500,3 +500,44 @@ test("a committed lockfile whose sourceUrl git would run as a command (ext::, fd
   }
   assert.equal(fs.existsSync(mark), false);
 });
+
+test("a local source is recorded relative to the lockfile's folder, so the lockfile works in a clone elsewhere", { timeout: 60_000 }, async () => {
+  const p = project();
+  writeRepoSkill(path.join(p.cwd, "vendor"), "gamma");
+  const sub = path.join(p.cwd, "docs");
+  fs.mkdirSync(sub);
+  const run = await runCli(["add", "../vendor"], { cwd: sub, env: p.env });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(lockOf(p).skills.gamma!.source, "./vendor", "relative to the project root, not to where add ran");
+  // The whole project moved: the lockfile's relative source still finds its folder.
+  const moved = path.join(path.dirname(p.cwd), "moved");
+  fs.renameSync(p.cwd, moved);
+  fs.rmSync(path.join(moved, ".agents"), { recursive: true });
+  const frozen = await runCli(["add", "--frozen"], { cwd: moved, env: p.env });
+  assert.equal(frozen.code, 0, frozen.stdout + frozen.stderr);
+  assert.ok(fs.existsSync(path.join(moved, ".agents/skills/gamma/SKILL.md")));
+});
+
+test("a committed lockfile naming a local folder outside the project is refused for it; a file:// source it names is said before it is fetched", { timeout: 60_000 }, async () => {
+  const p = project();
+  assert.equal((await p.run("add", p.url, "--skill", "alpha")).code, 0);
+  const outside = writeRepoSkill(path.join(p.home, ".claude", "skills"), "deploy", "Deploy.\n", { "creds.json": "secret\n" });
+  const lock = lockOf(p);
+  lock.skills.deploy = { source: path.relative(p.cwd, path.dirname(outside)), sourceType: "local", skillPath: "deploy/SKILL.md", computedHash: "", digest: `sha256:${"0".repeat(64)}`, folder: ".agents/skills" };
+  fs.writeFileSync(p.lockfile, JSON.stringify(lock, null, 2));
+  for (const args of [["update"], ["add", "--frozen"]]) {
+    const run = await p.run(...args);
+    assert.equal(run.code, 1, `${args.join(" ")}: ${run.stdout}${run.stderr}`);
+    assert.match(run.stdout, /^refused +deploy\n {4}skills-lock\.json names the local folder \.\.\/.*\.claude\/skills .*, outside the project; a project's lockfile may only name local folders inside it/m);
+    assert.match(run.stderr, /^skills-lock\.json names the local repository file:\/\/.* for alpha; fetching it\nfetching file:\/\//m);
+    assert.equal(fs.existsSync(path.join(p.skills, "deploy")), false, "nothing copied from outside");
+  }
+  // A link inside the project that leads outside counts as outside.
+  fs.symlinkSync(path.dirname(outside), path.join(p.cwd, "inside"));
+  lock.skills.deploy.source = "./inside";
+  fs.writeFileSync(p.lockfile, JSON.stringify(lock, null, 2));
+  const linked = await p.run("update", "deploy");
+  assert.equal(linked.code, 1);
+  assert.match(linked.stdout, /outside the project/);
+  assert.equal(fs.existsSync(path.join(p.skills, "deploy")), false);
+});
