@@ -231,6 +231,8 @@ test("verify and doctor report a hand-edited skill; update and remove refuse to 
   assert.equal(doctor.code, 1);
   const diagnostics = jsonOf<{ diagnostics: Array<{ code: string; path: string; severity: string }> }>(doctor).diagnostics.filter((d) => d.code.startsWith("installed_skill"));
   assert.deepEqual(diagnostics.map((d) => [d.code, d.severity, d.path]), [["installed_skill_modified", "error", path.join(p.skills, "beta")]]);
+  assert.match((diagnostics[0] as unknown as { message: string }).message, /: changed references\/notes\.md\)/, "doctor names the file changed");
+  assert.deepEqual((report.skills[1] as unknown as { changes: unknown }).changes, { added: [], removed: [], changed: ["references/notes.md"] });
 
   writeRepoSkill(p.repo, "skills/beta", "Beta, second version.\n", { "scripts/run.sh": "#!/bin/sh\necho beta\n", "references/notes.md": "notes v2\n" });
   commitAll(p.repo, "beta v2");
