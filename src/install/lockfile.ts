@@ -149,6 +149,14 @@ export function parseSkillsLock(text: string, options: ParseOptions = {}): Skill
         if (!isObject(entry.otherFolders)) throw new Error(`${name}: otherFolders must be an object`);
         for (const [other, nested] of Object.entries(entry.otherFolders)) {
           if (!isObject(nested)) throw new Error(`${name}: otherFolders ${JSON.stringify(other)} is not an object`);
+          if (nested.digest === undefined) {
+            // Another tool's install of the same name in a host folder, kept beside skillport's.
+            if (!isSafeFolder(other)) throw new Error(`${name}: otherFolders ${JSON.stringify(other)} is not a relative path inside the lockfile's directory`);
+            const foreign = otherToolEntry(nested, name, lock);
+            if (!foreign) throw new Error(`${name}: otherFolders ${JSON.stringify(other)} is not an entry skillport can read`);
+            put(lock, other, name, foreign);
+            continue;
+          }
           const inner = ownEntry({ ...nested, folder: other }, name, lock);
           put(lock, inner.folder, name, inner.skill);
         }

@@ -174,3 +174,16 @@ test("add --help lists every host id of the table with its folders", { timeout: 
   for (const host of HOSTS.filter((h) => !h.hidden)) assert.match(help, new RegExp(`^  ${host.id} +${host.project.replace(/[.]/g, "\\.")} `, "m"), host.id);
   assert.match(help, /^ {2}eve +agent\/skills +- \(project only\)$/m);
 });
+
+test("add --frozen after a fresh clone puts the skill and each recorded host's link back, lockfile unchanged; --json names the hosts", { timeout: 120_000 }, async () => {
+  const b = box();
+  const added = ok(await b.port("add", b.url, "--agent", "claude-code", "--agent", "goose", "--json"), "add --json");
+  assert.deepEqual((JSON.parse(added.stdout) as { skills: Array<{ hosts: string[] }> }).skills[0]!.hosts, ["claude-code", "goose"]);
+  const lockfile = path.join(b.cwd, "skills-lock.json");
+  const before = fs.readFileSync(lockfile, "utf8");
+  for (const folder of [".agents", ".claude", ".goose"]) fs.rmSync(path.join(b.cwd, folder), { recursive: true });
+  ok(await b.port("add", "--frozen"), "add --frozen");
+  assert.deepEqual(tree(b.cwd).links, [".claude/skills/one -> ../../.agents/skills/one", ".goose/skills/one -> ../../.agents/skills/one"]);
+  assert.equal(fs.readFileSync(lockfile, "utf8"), before);
+  assert.deepEqual(fs.readdirSync(path.join(b.cwd, ".claude/skills")), ["one"], "no temporary link is left");
+});
