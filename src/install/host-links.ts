@@ -80,10 +80,13 @@ export function blockedHostEntries(name: string, canonicalDir: string, folders: 
 }
 
 /** Links (or copies, with `copy` or where a link cannot be made) each host folder's entry to the placed skill; returns the ids done. */
-export async function linkHostFolders(name: string, canonicalDir: string, folders: readonly HostFolder[], pkg: PackageFiles, copy: boolean): Promise<{ linked: string[]; copied: string[] }> {
+export async function linkHostFolders(name: string, canonicalDir: string, folders: readonly HostFolder[], pkg: PackageFiles, copy: boolean, scope: HostScope): Promise<{ linked: string[]; copied: string[] }> {
   const linked: string[] = [];
   const copied: string[] = [];
-  for (const folder of linkedFolders(folders, canonicalDir)) {
+  const targets = linkedFolders(folders, canonicalDir);
+  // Checked for every folder before any is written, --force or not: a cloned repository's `.claude -> /elsewhere` gets nothing.
+  if (!scope.global) for (const folder of targets) checkFolderInside(folder, scope.root);
+  for (const folder of targets) {
     const entry = path.join(folder.dir, name);
     fs.mkdirSync(folder.dir, { recursive: true });
     if (!copy) {

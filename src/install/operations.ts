@@ -301,9 +301,10 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
 
   const hosts = [...new Set([...knownHosts(entry?.hosts), ...agentsAsked(options)])].sort();
   const folders = target.hosts && hosts.length > 0 ? hostFolders(hosts, target.hosts) : [];
-  if (target.hosts && folders.length > 0 && !options.force) {
+  if (target.hosts && folders.length > 0) {
+    // Asked with --force too: it also refuses, before anything is placed, a host folder linked out of the project.
     const blocked = blockedHostEntries(name, target.dir, folders, new Set(entry?.hosts ?? []), target.hosts);
-    if (blocked.length > 0) return { ...base, status: "refused", messages: blocked };
+    if (blocked.length > 0 && !options.force) return { ...base, status: "refused", messages: blocked };
   }
 
   const source = packageFileDigests(skill.dir);
@@ -352,7 +353,7 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
 /** Links (or copies into) each host folder; one note line naming what was done, or none. */
 async function linkHosts(name: string, folders: ReturnType<typeof hostFolders>, skill: SourceSkill, options: InstallOptions): Promise<string[]> {
   if (folders.length === 0 || !skill.files) return [];
-  const done = await linkHostFolders(name, options.target.dir, folders, skill.files, options.copy === true);
+  const done = await linkHostFolders(name, options.target.dir, folders, skill.files, options.copy === true, options.target.hosts!);
   const parts = [...done.linked.map((id) => `${id} (linked)`), ...done.copied.map((id) => `${id} (copied)`)];
   return parts.length > 0 ? [`for ${parts.join(", ")}`] : [];
 }

@@ -187,3 +187,17 @@ test("add --frozen after a fresh clone puts the skill and each recorded host's l
   assert.equal(fs.readFileSync(lockfile, "utf8"), before);
   assert.deepEqual(fs.readdirSync(path.join(b.cwd, ".claude/skills")), ["one"], "no temporary link is left");
 });
+
+test("a project host folder reached through a link leading out of the project gets nothing, even with --force", { timeout: 120_000 }, async () => {
+  const b = box();
+  const elsewhere = path.join(path.dirname(b.cwd), "elsewhere");
+  fs.mkdirSync(elsewhere);
+  fs.symlinkSync(elsewhere, path.join(b.cwd, ".claude"));
+  for (const force of [[], ["--force"]]) {
+    const run = await b.port("add", b.url, "--agent", "claude-code", ...force);
+    assert.equal(run.code, 2, `${force.join(" ")}: ${run.stdout}${run.stderr}`);
+    assert.match(run.stderr, /\.claude\/skills is reached through a link leading outside the project/);
+    assert.deepEqual(fs.readdirSync(elsewhere), []);
+    assert.equal(fs.existsSync(path.join(b.cwd, ".agents/skills/one")), false, "nothing placed before the refusal");
+  }
+});
