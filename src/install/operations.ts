@@ -340,14 +340,14 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
     const linked = await linkHosts(name, folders, skill, options);
     const kept: LockedSkill = { ...recorded, ...(entry.extra ? { extra: { ...entry.extra, ...recorded.extra } } : {}) };
     if (how.mode !== "frozen" && !sameEntry(entry, kept)) record(lock, target, name, kept);
-    return { ...base, status: "unchanged", messages: linked, digest: sourceDigest ?? undefined, previousCommit: entry.commit, ...(hosts.length > 0 ? { hosts } : {}) } as SkillOutcome;
+    return { ...base, status: "unchanged", messages: linked, digest: sourceDigest ?? undefined, ...(!isOtherTools(entry) ? { previousCommit: entry.commit } : {}), ...(hosts.length > 0 ? { hosts } : {}) } as SkillOutcome;
   }
 
   const staged = await stageSkill(target.dir, name, skill.files, options.onCopy);
   placeStaged(staged.staging, target.dir, name);
   const linked = await linkHosts(name, folders, skill, options);
   if (how.mode !== "frozen" || !entry) record(lock, target, name, { ...recorded, digest: staged.digest });
-  return { ...base, status: present ? "updated" : "installed", messages: linked, digest: staged.digest, ...(entry ? { previousCommit: entry.commit } : {}), ...(hosts.length > 0 ? { hosts } : {}) };
+  return { ...base, status: present ? "updated" : "installed", messages: linked, digest: staged.digest, ...(entry && !isOtherTools(entry) ? { previousCommit: entry.commit } : {}), ...(hosts.length > 0 ? { hosts } : {}) };
 }
 
 /** Links (or copies into) each host folder; one note line naming what was done, or none. */
@@ -356,6 +356,11 @@ async function linkHosts(name: string, folders: ReturnType<typeof hostFolders>, 
   const done = await linkHostFolders(name, options.target.dir, folders, skill.files, options.copy === true, options.target.hosts!);
   const parts = [...done.linked.map((id) => `${id} (linked)`), ...done.copied.map((id) => `${id} (copied)`)];
   return parts.length > 0 ? [`for ${parts.join(", ")}`] : [];
+}
+
+/** An entry another tool wrote: it records no commit, so there is no "from" to show. */
+function isOtherTools(entry: LockedSkill): boolean {
+  return entry.digest === null;
 }
 
 /** The hosts `--agent` asked for; `*` is every host detected on this machine. */
