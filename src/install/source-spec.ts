@@ -69,7 +69,7 @@ export function parseSource(given: string, cwd: string, home: string): SourceSpe
     if (url.username.startsWith("-")) throw new InstallError(`SOURCE ${JSON.stringify(given)} names a user that looks like an option`, "usage");
     const browsed = githubTreeUrl(url, given) ?? gitlabTreeUrl(url, given);
     if (browsed) return browsed;
-    if (ref === null && isSiteCandidate(url)) return { kind: "well-known", given, url: siteBaseUrl(location), gitFallback: true };
+    if (ref === null && url.protocol === "https:" && isSiteCandidate(url)) return { kind: "well-known", given, url: siteBaseUrl(location), gitFallback: true };
     return { kind: "git", given, url: location, ref, path: "" };
   }
   // Plain http is never a git transport here; it names a well-known site (on loopback only).
