@@ -63,8 +63,10 @@ export async function publishSite(dirs: readonly string[], out: string): Promise
     const problems: string[] = [];
     const earlier = taken.get(name);
     if (earlier) problems.push(`another skill named ${name} is published (from ${earlier})`);
-    if (!SITE_SKILL_NAME.test(name)) problems.push(`its name ${JSON.stringify(name)} cannot be a site's skill name (1-64 of a-z, 0-9 and single hyphens)`);
-    problems.push(...validateSkillSync(dir));
+    const invalid = validateSkillSync(dir);
+    problems.push(...invalid);
+    // validate accepts any Unicode letter; a site's names become URL segments, ASCII only (the RFC's rule).
+    if (invalid.length === 0 && !SITE_SKILL_NAME.test(name)) problems.push(`its name ${JSON.stringify(name)} cannot be a site's skill name (1-64 of a-z, 0-9 and single hyphens)`);
     const pkg = readPackageFiles(dir);
     problems.push(...pkg.problems);
     const description = loadSkillSync(dir).skill?.description ?? null;
@@ -128,7 +130,13 @@ function writeSiteFolder(folder: string, files: ReadonlyArray<{ relative: string
     }
     const hadOld = fs.lstatSync(folder, { throwIfNoEntry: false }) !== undefined;
     if (hadOld) fs.renameSync(folder, old);
-    fs.renameSync(staging, folder);
+    try {
+      fs.renameSync(staging, folder);
+    } catch (error) {
+      // The old site goes back: a failed publish leaves what was there.
+      if (hadOld) fs.renameSync(old, folder);
+      throw error;
+    }
     if (hadOld) fs.rmSync(old, { recursive: true, force: true });
   } catch (error) {
     fs.rmSync(staging, { recursive: true, force: true });
