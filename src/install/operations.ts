@@ -174,7 +174,7 @@ async function installFrozen(options: InstallOptions & { skills?: readonly strin
       for (const { name, entry } of group) {
         const skill = skillAt(root, entry.path);
         if (!skill || skill.name !== name) {
-          outcomes.push(refused(name, options.target, [`the source has no skill ${name} at ${entry.path || "its root"} in ${first.commit ?? first.url}`]));
+          outcomes.push(refused(name, options.target, siteRefusals(fetched, new Set([name]))[0]?.problems ?? [`the source has no skill ${name} at ${entry.path || "its root"} in ${first.commit ?? first.url}`]));
           continue;
         }
         outcomes.push(await putSkill(skill, { ...fetched, source: entry.source, ref: entry.ref }, lock, options, { mode: "frozen", expectedDigest: entry.digest }));
@@ -215,7 +215,8 @@ async function updateLocked(options: InstallOptions & { names?: readonly string[
           skill = discovered.find((s) => s.name === name) ?? null;
         }
         if (!skill) {
-          outcomes.push(refused(name, options.target, [`${entry.source} no longer holds a skill named ${name}`]));
+          // A site's entry refused while fetching (a digest that no longer matches) says why, not "gone".
+          outcomes.push(refused(name, options.target, siteRefusals(fetched, new Set([name]))[0]?.problems ?? [`${entry.source} no longer holds a skill named ${name}`]));
           continue;
         }
         outcomes.push(await putSkill(skill, { ...fetched, source: entry.source, ref: entry.ref }, lock, options, { mode: "update" }));

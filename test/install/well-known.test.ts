@@ -179,6 +179,16 @@ test("update re-reads the index: a changed artifact is updated, an unchanged one
   assert.match(moved.skills[0]!.messages[0]!, /do not match the locked digest/);
 });
 
+test("update of a skill whose artifact no longer matches its digest is refused with that reason, and the installed skill stays", { timeout: 60_000 }, async () => {
+  const { server, target, root } = await site([lone("alpha"), packed("beta")]);
+  await installSkills(server.url, { target });
+  writeSite(root, [{ ...lone("alpha", "Swapped.\n"), digest: sha(skillText("alpha")) }, packed("beta")]);
+  const updated = await updateSkills({ target });
+  assert.deepEqual(updated.skills.map((s) => [s.name, s.status]), [["alpha", "refused"], ["beta", "unchanged"]]);
+  assert.match(updated.skills[0]!.messages[0]!, /does not match its digest in the index/);
+  assert.equal(fs.readFileSync(path.join(target.dir, "alpha", "SKILL.md"), "utf8"), skillText("alpha"));
+});
+
 test("no temporary folder of a site is left behind, whether the install succeeds or a digest fails", { timeout: 60_000 }, async () => {
   const { server, target } = await site([lone("alpha"), { ...packed("beta"), digest: sha("x") }]);
   const tmp = tempDir("skillport-tmpdir-");
