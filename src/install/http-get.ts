@@ -12,7 +12,7 @@ import { InstallError } from "./install-error.js";
 export const HTTP_TIMEOUT_MS = 30_000;
 
 /** What `httpGet` gives back: the bytes, or that nothing is there (404/410). */
-export type HttpBody = { status: "ok"; bytes: Buffer; contentType: string } | { status: "absent"; code: number };
+export type HttpBody = { status: "ok"; bytes: Buffer; contentType: string; /** The URL that answered, after redirects. */ url: string } | { status: "absent"; code: number };
 
 /** Whether `url` may be fetched at all: https anywhere, http only on loopback. */
 export function checkFetchableUrl(url: URL, given: string): void {
@@ -86,7 +86,7 @@ export async function httpGet(url: string, maxBytes: number): Promise<HttpBody> 
     if (error instanceof InstallError) throw error;
     throw new InstallError(`cannot fetch ${current}: ${reason(error)}`, "failed");
   }
-  return { status: "ok", bytes: Buffer.concat(chunks), contentType: response.headers.get("content-type") ?? "" };
+  return { status: "ok", bytes: Buffer.concat(chunks), contentType: response.headers.get("content-type") ?? "", url: current };
 }
 
 function reason(error: unknown): string {

@@ -95,7 +95,8 @@ export async function readSiteIndex(baseUrl: string): Promise<SiteIndex | null> 
     } catch (error) {
       throw new InstallError(`${indexUrl} is not JSON (${(error as Error).message})`, "failed");
     }
-    return parseSiteIndex(value, indexUrl, `${baseUrl}/${wellKnown}`);
+    // Relative artifact URLs resolve against the index as retrieved (RFC 3986 §5.1.3): after a redirect, where it came from.
+    return parseSiteIndex(value, body.url, body.url === indexUrl ? `${baseUrl}/${wellKnown}` : body.url.replace(/\/[^/]*$/, ""));
   }
   return null;
 }

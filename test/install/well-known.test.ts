@@ -189,6 +189,18 @@ test("update of a skill whose artifact no longer matches its digest is refused w
   assert.equal(fs.readFileSync(path.join(target.dir, "alpha", "SKILL.md"), "utf8"), skillText("alpha"));
 });
 
+test("a redirect is followed only to a URL a SOURCE could name: loopback http or https, never plain http elsewhere", { timeout: 60_000 }, async () => {
+  const { server, target } = await site([lone("alpha")]);
+  const front = await serveSite(null);
+  front.answer("/.well-known/agent-skills/index.json", { status: 302, headers: { location: `${server.url}/.well-known/agent-skills/index.json` } });
+  const listing = await listSourceSkills(front.url, {});
+  assert.deepEqual(listing.skills.map((s) => s.name), ["alpha"]);
+  // The artifact URLs resolve against the index that answered.
+  assert.equal((await installSkills(front.url, { target })).skills[0]!.status, "installed");
+  front.answer("/.well-known/agent-skills/index.json", { status: 302, headers: { location: "http://192.0.2.1/.well-known/agent-skills/index.json" } });
+  await assert.rejects(listSourceSkills(front.url, {}), /plain http:\/\/ is accepted only on this machine's loopback/);
+});
+
 test("no temporary folder of a site is left behind, whether the install succeeds or a digest fails", { timeout: 60_000 }, async () => {
   const { server, target } = await site([lone("alpha"), { ...packed("beta"), digest: sha("x") }]);
   const tmp = tempDir("skillport-tmpdir-");
