@@ -157,6 +157,8 @@ function legacyEntryProblems(raw: unknown): string[] {
     else if (checked === "") problems.push(`file ${JSON.stringify(file)} names no file`);
   }
   if (!raw.files.some((file) => file === "SKILL.md")) problems.push("its files do not include SKILL.md");
+  const normalized = raw.files.map((file) => (typeof file === "string" ? archiveEntryPath(file) : null)).filter((file): file is string => typeof file === "string");
+  if (new Set(normalized).size !== normalized.length) problems.push("it lists a file twice");
   return problems;
 }
 
@@ -200,8 +202,11 @@ export async function withFetchedSite<T>(index: SiteIndex, wanted: ReadonlySet<s
         if (note) onProgress?.(note);
       } catch (error) {
         fs.rmSync(dir, { recursive: true, force: true });
-        if (!(error instanceof InstallError)) throw error;
-        site.refused.push({ name: entry.name, problems: [error.message] });
+        // A file system error here comes from what the site named (two paths for one file, a
+        // file where a folder must be): that entry is refused, the others still go in.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (!(error instanceof InstallError) && !(code === "EEXIST" || code === "ENOTDIR" || code === "EISDIR")) throw error;
+        site.refused.push({ name: entry.name, problems: [error instanceof InstallError ? error.message : `its files cannot be written as the site names them (${code})`] });
       }
     }
     return await work(root, site);
@@ -218,6 +223,7 @@ async function fetchEntry(entry: SiteEntry, dir: string): Promise<string | null>
     let total = 0;
     for (const file of artifact.files) {
       const url = `${artifact.baseUrl}/${file.split("/").map(encodeURIComponent).join("/")}`;
+      if (total >= MAX_PACKAGE_BYTES) throw new InstallError(`${entry.name}: its files pass ${MAX_PACKAGE_BYTES} bytes`, "failed");
       const body = await httpGet(url, Math.min(MAX_PACKAGE_BYTES - total, file === "SKILL.md" ? MAX_SKILL_FILE_BYTES : MAX_PACKAGE_BYTES));
       if (body.status === "absent") throw new InstallError(`${url} is listed in the index but not served (HTTP ${body.code})`, "failed");
       total += body.bytes.length;

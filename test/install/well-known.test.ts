@@ -117,6 +117,28 @@ test("the legacy /.well-known/skills/index.json is read when the 0.2.0 path is a
   assert.equal(readSkillsLock(target.lockfile).get("skills")!.get("old")!.wellKnownDigest, undefined);
 });
 
+test("a legacy entry listing a file twice, or a file where a folder must be, is refused by name; the others go in", { timeout: 60_000 }, async () => {
+  const base = tempDir("skillport-site-");
+  const root = path.join(base, "site");
+  const legacy = path.join(root, ".well-known", "skills");
+  for (const name of ["good", "twice", "clash"]) {
+    fs.mkdirSync(path.join(legacy, name), { recursive: true });
+    fs.writeFileSync(path.join(legacy, name, "SKILL.md"), skillText(name));
+  }
+  const entries = [
+    { name: "clash", description: "x", files: ["SKILL.md", "SKILL.md/inner.md"] },
+    { name: "good", description: "x", files: ["SKILL.md"] },
+    { name: "twice", description: "x", files: ["SKILL.md", "./SKILL.md"] },
+  ];
+  fs.writeFileSync(path.join(legacy, "index.json"), JSON.stringify({ skills: entries }));
+  const server = await serveSite(root);
+  server.answer("/.well-known/skills/clash/SKILL.md/inner.md", { body: "inner" });
+  const report = await installSkills(server.url, { target: folderTarget(path.join(base, "project", "skills")) });
+  assert.deepEqual(report.skills.map((s) => [s.name, s.status]).sort(), [["clash", "refused"], ["good", "installed"], ["twice", "refused"]]);
+  assert.match(report.skills.find((s) => s.name === "twice")!.messages[0]!, /lists a file twice/);
+  assert.match(report.skills.find((s) => s.name === "clash")!.messages[0]!, /cannot be written as the site names them \((EEXIST|ENOTDIR)\)/);
+});
+
 test("an index with a $schema this reader does not know is refused, never guessed at", { timeout: 60_000 }, async () => {
   const { server, target, root } = await site([lone("alpha")]);
   const indexFile = path.join(root, ".well-known", "agent-skills", "index.json");
