@@ -180,6 +180,8 @@ test("--skill fetches only the named skills; --list shows them all and installs 
   const report = await installSkills(server.url, { target, skills: ["beta"] });
   assert.deepEqual(report.skills.map((s) => [s.name, s.status]), [["beta", "installed"]]);
   assert.equal(server.requests.includes("/.well-known/agent-skills/alpha/SKILL.md"), false);
+  // --path on a site names one of its skills' folders, as for any SOURCE.
+  assert.deepEqual((await listSourceSkills(server.url, { path: "alpha" })).skills.map((s) => s.name), ["alpha"]);
 });
 
 test("update re-reads the index: a changed artifact is updated, an unchanged one is not; --frozen refuses a site that moved on", { timeout: 60_000 }, async () => {
