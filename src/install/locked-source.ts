@@ -29,6 +29,7 @@ export function lockedSourceSpec(entry: LockedSkill, target: InstallTarget, name
     }
     return { kind: "local", given: entry.source, dir: entry.url };
   }
+  if (entry.sourceType === "well-known") return { kind: "well-known", given: entry.source, url: entry.url, gitFallback: false };
   if (/^file:/i.test(entry.url)) onProgress?.(`${lockName} names the local repository ${entry.url} for ${names.join(", ")}; fetching it`);
   return { kind: "git", given: entry.source, url: entry.url, ref: entry.ref, path: "" };
 }

@@ -25,6 +25,7 @@ import { computedHashOf, isComputedHash } from "./computed-hash.js";
 import { CANONICAL_FOLDER, HOSTS } from "./hosts.js";
 import { InstallError } from "./install-error.js";
 import { isGitSourceUrl, isSafeRef } from "./source-spec.js";
+import { siteBaseUrl } from "./well-known.js";
 
 export const LOCKFILE_VERSION = 1;
 /** skillport's shape before it shared the `skills` CLI's. */
@@ -33,8 +34,8 @@ const EARLIER_LOCKFILE_VERSION = 1;
 export interface LockedSkill {
   /** The SOURCE as the user gave it (`anthropics/skills`); a local folder relative to the lockfile's folder (`./vendor`). */
   source: string;
-  sourceType: "git" | "local";
-  /** What was fetched: the git URL, or the local folder's absolute path. */
+  sourceType: "git" | "local" | "well-known";
+  /** What was fetched: the git URL, the local folder's absolute path, or the well-known site's base URL. */
   url: string;
   /** The branch, tag or commit asked for; null for the default branch (and for local folders). */
   ref: string | null;
@@ -50,6 +51,8 @@ export interface LockedSkill {
   files?: Record<string, string>;
   /** The hosts (ids of hosts.ts) whose folders were linked to this skill. */
   hosts?: string[];
+  /** A well-known site's skill: the digest of the artifact it was unpacked from (the key the `skills` CLI uses). */
+  wellKnownDigest?: string;
   /** Keys skillport does not know (another tool's, or a newer skillport's), written back as they were. */
   extra?: Record<string, unknown>;
   /** The entry as read, for one another tool wrote: written back as it was while nothing replaces it. */
@@ -171,7 +174,7 @@ export function parseSkillsLock(text: string, options: ParseOptions = {}): Skill
 }
 
 const STANDARD_KEYS = ["source", "sourceUrl", "ref", "sourceType", "skillPath", "computedHash"] as const;
-const OWN_KEYS = ["commit", "digest", "files", "folder", "hosts", "given", "otherFolders"] as const;
+const OWN_KEYS = ["commit", "digest", "files", "folder", "hosts", "given", "otherFolders", "wellKnownDigest"] as const;
 const KNOWN_KEYS: ReadonlySet<string> = new Set<string>([...STANDARD_KEYS, ...OWN_KEYS]);
 
 /** An entry skillport wrote: every fact it relies on checked, for a committed lockfile is someone else's text. */
@@ -181,7 +184,8 @@ function ownEntry(entry: Record<string, unknown>, name: string, lock: SkillsLock
   if (typeof folder !== "string" || !isSafeFolder(folder)) throw new Error(`${where}: folder must be a relative path inside the lockfile's directory`);
   const common = sourceFacts(entry, where, lock);
   if (!common) throw new Error(`${where}: sourceType must be "github", "gitlab", "git" or "local", with a usable source`);
-  const { commit, digest, files, hosts, given } = entry;
+  const { commit, digest, files, hosts, given, wellKnownDigest } = entry;
+  if (wellKnownDigest !== undefined && (typeof wellKnownDigest !== "string" || !new RegExp(`^${DIGEST_PREFIX}[0-9a-f]{64}$`).test(wellKnownDigest))) throw new Error(`${where}: wellKnownDigest must be sha256:<64 hex>`);
   if (commit !== undefined && commit !== null && (typeof commit !== "string" || !/^[0-9a-f]{40,64}$/.test(commit))) throw new Error(`${where}: commit must be a full hex commit name`);
   if (common.sourceType === "git" && typeof commit !== "string") throw new Error(`${where}: a git source needs its commit`);
   if (typeof digest !== "string" || !new RegExp(`^${DIGEST_PREFIX}[0-9a-f]{64}$`).test(digest)) throw new Error(`${where}: digest must be sha256:<64 hex>`);
@@ -191,7 +195,8 @@ function ownEntry(entry: Record<string, unknown>, name: string, lock: SkillsLock
   const extra = extraKeys(entry);
   const skill: LockedSkill = {
     ...common,
-    ...(typeof given === "string" && common.sourceType === "git" ? { source: given } : {}),
+    ...(typeof given === "string" && common.sourceType !== "local" ? { source: given } : {}),
+    ...(typeof wellKnownDigest === "string" ? { wellKnownDigest } : {}),
     commit: typeof commit === "string" ? commit : null,
     digest,
     ...(files !== undefined ? { files: files as Record<string, string> } : {}),
@@ -210,7 +215,8 @@ function otherToolEntry(entry: Record<string, unknown>, name: string, lock: Skil
   } catch {
     return null;
   }
-  if (!common) return null;
+  // Another tool's well-known install is kept as it is: skillport acts on others' git and local installs only.
+  if (!common || common.sourceType === "well-known") return null;
   return { ...common, commit: null, digest: null, raw: entry };
 }
 
@@ -231,6 +237,11 @@ function sourceFacts(entry: Record<string, unknown>, where: string, lock: Skills
     if (source.includes("\0")) throw new Error(`${where}: source holds a NUL`);
     const url = path.resolve(lock.lockDir, source);
     return { ...base, source: portableLocalSource(url, lock.lockDir), sourceType: "local", url, ref: null };
+  }
+  if (sourceType === "well-known") {
+    // A committed lockfile is someone else's text: the site must be one a SOURCE could have named.
+    if (typeof sourceUrl !== "string" || !isSiteUrl(sourceUrl)) throw new Error(`${where}: a well-known source's sourceUrl must be an https:// (or loopback http://) site URL`);
+    return { ...base, source, sourceType: "well-known", url: sourceUrl, ref: null };
   }
   if (sourceType !== "github" && sourceType !== "gitlab" && sourceType !== "git") return null;
   let url: string;
@@ -313,8 +324,9 @@ export function skillsLockText(lock: SkillsLock): string {
 
 function entryObject(entry: LockedSkill, folder: string, lock: SkillsLock): Record<string, unknown> {
   if (entry.raw && entry.digest === null) return { ...entry.raw };
-  const sourceType = entry.sourceType === "local" ? "local" : gitSourceType(entry.url);
-  const source = entry.sourceType === "local" ? portableLocalSource(entry.url, lock.lockDir) : sourceType === "github" ? githubOwnerRepo(entry.url) : entry.url;
+  const sourceType = entry.sourceType === "local" || entry.sourceType === "well-known" ? entry.sourceType : gitSourceType(entry.url);
+  const source =
+    entry.sourceType === "local" ? portableLocalSource(entry.url, lock.lockDir) : sourceType === "github" ? githubOwnerRepo(entry.url) : sourceType === "well-known" ? entry.source : entry.url;
   const written: Record<string, unknown> = {
     source,
     ...(sourceType !== "github" && sourceType !== "local" ? { sourceUrl: entry.url } : {}),
@@ -327,6 +339,7 @@ function entryObject(entry: LockedSkill, folder: string, lock: SkillsLock): Reco
     ...(entry.files ? { files: entry.files } : {}),
     folder,
     ...(entry.hosts && entry.hosts.length > 0 ? { hosts: [...new Set(entry.hosts)].sort() } : {}),
+    ...(entry.wellKnownDigest ? { wellKnownDigest: entry.wellKnownDigest } : {}),
     ...(entry.sourceType === "git" && entry.source !== source ? { given: entry.source } : {}),
   };
   for (const [key, value] of Object.entries(entry.extra ?? {})) if (!KNOWN_KEYS.has(key)) written[key] = value;
@@ -398,6 +411,15 @@ function extraKeys(entry: Record<string, unknown>): Record<string, unknown> {
 function isFileRecord(value: unknown): value is Record<string, string> {
   if (!isObject(value)) return false;
   return Object.entries(value).every(([file, digest]) => isSafeFolder(file) && typeof digest === "string" && new RegExp(`^${DIGEST_PREFIX}[0-9a-f]{64}$`).test(digest));
+}
+
+/** A site URL exactly as a SOURCE would have been recorded (well-known.ts `siteBaseUrl`). */
+function isSiteUrl(url: string): boolean {
+  try {
+    return siteBaseUrl(url) === url;
+  } catch {
+    return false;
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
