@@ -22,7 +22,10 @@ export function registerSkill(skill: SkillPackage, source: SkillSource, sourceIn
   if (source.projectId !== undefined) record.projectId = source.projectId;
   if (source.agentId !== undefined) record.agentId = source.agentId;
   if (source.writable === true) record.writable = true;
-  if (skill.entryReady) record.entryReady = true;
+  if (withheld) record.grantsWithheld = true;
+  // A skill whose grants are withheld and that declared some is served rewritten (without them),
+  // which only the extension's whole plan decides.
+  if (skill.entryReady && !withheld?.warning) record.entryReady = true;
   const frozen = Object.freeze(record);
   if (withheld?.warning) withheldWarnings.set(frozen, withheld.warning);
   return frozen;
