@@ -14,6 +14,7 @@ import { withReferenceChecks } from "../../package/reference-check.js";
 import { openRuntime } from "../runtime-context.js";
 import { noSkillsFoundText } from "../search-report.js";
 import { defaultLogDir } from "../session-logs.js";
+import { defaultTokenFile, readTokenFile, userToken } from "../http-token.js";
 import { packageVersion } from "../version.js";
 import { isDatabaseUrl } from "../../session/open-store.js";
 import { DEFAULT_STORE_TIMEOUT_MS, type SessionStore } from "../../session/store.js";
@@ -51,6 +52,8 @@ export interface McpOptions extends Omit<CommonOptions, "json"> {
   drainTimeout?: number;
   /** Serve `GET /metrics` (Prometheus text). */
   metrics?: boolean;
+  /** A file holding the bearer token every MCP request must carry. */
+  authTokenFile?: string;
 }
 
 export function registerMcpCommand(program: Command, { out, run }: CommandHost): void {
@@ -79,6 +82,10 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
       )
       .option("--drain-timeout <seconds>", `with --http, how long SIGTERM waits for requests in flight before exiting (default: ${DEFAULT_DRAIN_TIMEOUT_MS / 1000})`, nonNegativeInteger)
       .option("--metrics", "with --http, serve GET /metrics in the Prometheus text format")
+      .option(
+        "--auth-token-file <file>",
+        "with --http, require the bearer token in this file (Authorization: Bearer TOKEN) on every MCP request; without it, a server with --authoring or off loopback makes one in your state directory",
+      )
       .option("--max-sessions <n>", "with --http, live sessions at most; beyond it initialize gets 503 with Retry-After (default: sized for this machine)", positiveInteger)
       .option("--watch", "rescan when skill files change and tell clients the tools, resources and prompts changed")
       .option("--authoring <dir>", "offer the `skill_manage` tool, writing skills into this folder (created if missing; private to --agent when given)")
@@ -104,6 +111,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   }
   if (options.drainTimeout !== undefined && options.http === undefined) throw new CliError("--drain-timeout only applies with --http PORT", EXIT_USAGE);
   if (options.metrics !== undefined && options.http === undefined) throw new CliError("--metrics only applies with --http PORT", EXIT_USAGE);
+  if (options.authTokenFile !== undefined && options.http === undefined) throw new CliError("--auth-token-file only applies with --http PORT", EXIT_USAGE);
   if (options.store !== undefined && !isDatabaseUrl(options.store)) {
     throw new CliError(`--store takes a postgres:// URL; got ${JSON.stringify(options.store.split("@").at(-1))}`, EXIT_USAGE);
   }
@@ -114,6 +122,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
     throw new CliError("--log-dir and --no-log do not apply with --store: sessions are kept in the store", EXIT_USAGE);
   }
   const bind = options.http === undefined ? null : bindAddressOf(options);
+  const authToken = bind === null ? undefined : httpAuthToken(options, bind, out);
   const store = options.store === undefined ? undefined : await openStore(options.store, options.storeTimeout);
   let context;
   try {
@@ -157,6 +166,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
         ...(options.idleTimeout !== undefined ? { idleTimeoutMs: options.idleTimeout * 1000 } : {}),
         ...(options.allowedOrigin ? { allowedOrigins: options.allowedOrigin } : {}),
         ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
+        ...(authToken !== undefined ? { authToken } : {}),
       };
       let http: { url: string; port: number; notifyToolsChanged(): Promise<void>; close(): Promise<void> };
       let sessionsOpen = (): number => 0;
@@ -292,6 +302,26 @@ function bindAddressOf(options: McpOptions): BindAddress {
     );
   }
   return bind;
+}
+
+/**
+ * The bearer token the server requires, if any: the one in `--auth-token-file`, else, for a
+ * server that can write skills (`--authoring`) or that listens beyond loopback, the user's own
+ * (made on first need). Loopback keeps out other machines, not other users of this one, and a
+ * server that writes would let any of them plant a skill.
+ */
+function httpAuthToken(options: McpOptions, bind: BindAddress, out: CliOutput): string | undefined {
+  if (options.authTokenFile !== undefined) {
+    const token = readTokenFile(path.resolve(options.authTokenFile));
+    out.log(`requiring the bearer token in ${options.authTokenFile} (Authorization: Bearer TOKEN)`);
+    return token;
+  }
+  if (options.authoring === undefined && bind.loopback) return undefined;
+  const file = defaultTokenFile();
+  const token = userToken(file);
+  const why = options.authoring !== undefined ? "--authoring lets clients write skills" : `--host ${options.host} is not loopback`;
+  out.log(`requiring a bearer token (${why}): clients send Authorization: Bearer TOKEN, TOKEN being the contents of ${file} (readable only by you)`);
+  return token;
 }
 
 /** The PostgreSQL store, its schema created or upgraded; an unreachable database is a usage error naming it (without its password). */
