@@ -311,7 +311,7 @@ export interface PackageFile {
 function manifestSize(file: string, skill: RegisteredSkill): { size: number; asLoaded: boolean } | null {
   try {
     const stat = fs.lstatSync(file);
-    if (stat.isFile()) return { size: stat.size, asLoaded: stat.size === skill.stamp.size && stat.mtimeMs === skill.stamp.mtimeMs && stat.ino === skill.stamp.ino };
+    if (stat.isFile()) return { size: stat.size, asLoaded: stat.size === skill.stamp.size && stat.mtimeMs === skill.stamp.mtimeMs && stat.ctimeMs === skill.stamp.ctimeMs && stat.ino === skill.stamp.ino };
     if (!stat.isSymbolicLink()) return null;
     const stamp = stampOf(file, "sizes");
     return stamp && { size: stamp.size, asLoaded: false };

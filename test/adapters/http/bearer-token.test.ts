@@ -18,7 +18,7 @@ import { startHttpServer } from "../../support/mcp-server.js";
 import { freshDatabase } from "../../support/postgres.js";
 import { cannotSwitchUser, unprivilegedChild } from "../../support/unprivileged.js";
 import { skillTree } from "../mcp-fixtures.js";
-import { initialize, INITIALIZE, POST_HEADERS, rawRequest, runtimesForBothServers } from "./support.js";
+import { initialize, POST_HEADERS, rawRequest, runtimesForBothServers } from "./support.js";
 
 const tree = skillTree();
 const db = await freshDatabase();

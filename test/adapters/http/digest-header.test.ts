@@ -37,7 +37,7 @@ for (const { name, skip, runtime, serve } of servers) {
         const ok = await initialize(url);
         assert.equal(ok.status, 200);
         assert.equal(ok.headers[HEADER], digest);
-        for (const headers of [{ host: "evil.example:80" }, { origin: "https://evil.example" }]) {
+        for (const headers of [{ host: "evil.example:80" }, { origin: "https://evil.example" }] as Array<Record<string, string>>) {
           const refused = await initialize(url, headers);
           assert.equal(refused.status, 403);
           assert.equal(refused.headers[HEADER], undefined, JSON.stringify(headers));
