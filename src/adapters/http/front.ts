@@ -4,6 +4,7 @@
  * its own SDK transport (`live-sessions.ts`), or in a store any replica reads (`stored-sessions.ts`).
  * Everything a request meets before it reaches its session is decided here, once, for both:
  *
+ * - how many connections it holds, with room kept for the probes (`connection-cap.ts`);
  * - where it listens (127.0.0.1 unless told otherwise) and who may call it: `Host` and `Origin`
  *   are checked on every MCP request (DNS rebinding), and off loopback only listed origins serve;
  * - `GET /healthz` and `GET /readyz` (SPEC §9), and `GET /metrics` when metrics are kept;
@@ -28,7 +29,16 @@ import type { McpServerOptions, McpSessionFactory } from "../mcp.js";
 import { parseAllowedOrigin, parseBindAddress, requestAllowed, type BindAddress } from "./address.js";
 import { bearerCheck, bearerTokenProblem, refuseUnauthorized } from "./bearer-token.js";
 import { readJsonBody, refuseBody, sendError } from "./body.js";
-import { DEFAULT_MCP_HTTP_HOST, DEFAULT_STATELESS_DEADLINE_MS, defaultMaxSessions, SESSION_CAP_RETRY_AFTER_SECONDS } from "./defaults.js";
+import { capConnections } from "./connection-cap.js";
+import {
+  DEFAULT_MCP_HTTP_HOST,
+  DEFAULT_STATELESS_DEADLINE_MS,
+  defaultMaxConnections,
+  defaultMaxSessions,
+  HEADERS_TIMEOUT_MS,
+  REQUEST_TIMEOUT_MS,
+  SESSION_CAP_RETRY_AFTER_SECONDS,
+} from "./defaults.js";
 import { stampRegistryDigest } from "./digest-header.js";
 import type { ServerMetrics } from "./metrics.js";
 import { isStatelessRequest, serveStatelessRequest, type StatelessLimits } from "./stateless.js";
@@ -93,6 +103,11 @@ export interface HttpFrontListen {
    * not keep out other users of this machine: give one to a server that can write skills.
    */
   authToken?: string | false;
+  /**
+   * Connections held at most (`connection-cap.ts`); a few more are admitted for the probes only.
+   * Default `defaultMaxConnections()`.
+   */
+  maxConnections?: number;
 }
 
 export interface HttpFront {
@@ -110,7 +125,7 @@ export interface HttpFront {
 }
 
 /** The checks of `listen` a caller can make before building a backend: bad options fail before anything starts. */
-export function checkListen(listen: HttpFrontListen): { bind: BindAddress; allowedOrigins: Set<string>; maxSessions: number } {
+export function checkListen(listen: HttpFrontListen): { bind: BindAddress; allowedOrigins: Set<string>; maxSessions: number; maxConnections: number } {
   const bind = parseBindAddress(listen.host ?? DEFAULT_MCP_HTTP_HOST);
   const allowedOrigins = new Set((listen.allowedOrigins ?? []).map(parseAllowedOrigin));
   if (!bind.loopback && allowedOrigins.size === 0) {
@@ -127,11 +142,13 @@ export function checkListen(listen: HttpFrontListen): { bind: BindAddress; allow
   }
   const maxSessions = listen.maxSessions ?? defaultMaxSessions();
   if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) throw new RangeError(`maxSessions must be a positive whole number, not ${maxSessions}`);
-  return { bind, allowedOrigins, maxSessions };
+  const maxConnections = listen.maxConnections ?? defaultMaxConnections();
+  if (!Number.isSafeInteger(maxConnections) || maxConnections < 1) throw new RangeError(`maxConnections must be a positive whole number, not ${maxConnections}`);
+  return { bind, allowedOrigins, maxSessions, maxConnections };
 }
 
 export async function serveHttpFront(runtime: McpSessionFactory, options: McpServerOptions, listen: HttpFrontListen, backend: SessionBackend): Promise<HttpFront> {
-  const { bind, allowedOrigins, maxSessions } = checkListen(listen);
+  const { bind, allowedOrigins, maxSessions, maxConnections } = checkListen(listen);
   const metrics = listen.metrics ?? null;
   const authorized = typeof listen.authToken === "string" ? bearerCheck(listen.authToken) : null;
   let draining = false;
@@ -205,6 +222,12 @@ export async function serveHttpFront(runtime: McpSessionFactory, options: McpSer
     const url = new URL(req.url ?? "/", "http://localhost");
     // Probes carry no Host a server would know (a balancer's check), and reveal nothing.
     if (req.method === "GET" && (url.pathname === "/healthz" || url.pathname === "/readyz")) return handleProbe(res, url.pathname);
+    if (connections.probesOnly(req.socket)) {
+      return sendError(res, 503, -32000, `Server busy: it holds ${maxConnections} connections, the most it serves; try again later`, {
+        "retry-after": String(SESSION_CAP_RETRY_AFTER_SECONDS),
+        connection: "close",
+      });
+    }
     const allowed = requestAllowed(bind, allowedOrigins, req.headers.host, req.headers.origin);
     const isMetrics = url.pathname === "/metrics" && metrics !== null && allowed;
     if (!isMetrics && url.pathname !== MCP_HTTP_PATH) return sendError(res, 404, -32601, `Not found: the MCP endpoint is ${MCP_HTTP_PATH}`);
@@ -265,6 +288,11 @@ export async function serveHttpFront(runtime: McpSessionFactory, options: McpSer
         else res.end();
       });
   });
+
+  // A client sending a byte now and then holds its connection only this long.
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  const connections = capConnections(server, maxConnections);
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -1,7 +1,8 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { parseAllowedOrigin, parseBindAddress, type BindAddress } from "../../adapters/http/address.js";
-import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS } from "../../adapters/http/defaults.js";
+import { PROBE_CONNECTIONS } from "../../adapters/http/connection-cap.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS, STREAM_IDLE_FACTOR } from "../../adapters/http/defaults.js";
 import type { McpServerOptions } from "../../adapters/mcp.js";
 import type { SessionOptions } from "../../session/session.js";
 import { InvalidArgumentError } from "commander";
@@ -54,6 +55,10 @@ export interface McpOptions extends Omit<CommonOptions, "json"> {
   metrics?: boolean;
   /** A file holding the bearer token every MCP request must carry. */
   authTokenFile?: string;
+  /** Connections held at most. */
+  maxConnections?: number;
+  /** Seconds an event stream alone keeps a session from idling. */
+  streamIdleTimeout?: number;
 }
 
 export function registerMcpCommand(program: Command, { out, run }: CommandHost): void {
@@ -87,6 +92,16 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
         "with --http, require the bearer token in this file (Authorization: Bearer TOKEN) on every MCP request; without it, a server with --authoring or off loopback makes one in your state directory",
       )
       .option("--max-sessions <n>", "with --http, live sessions at most; beyond it initialize gets 503 with Retry-After (default: sized for this machine)", positiveInteger)
+      .option(
+        "--max-connections <n>",
+        `with --http, connections held at most (${PROBE_CONNECTIONS} more are kept for /healthz and /readyz); the oldest idle one makes way for a newcomer (default: sized for this machine)`,
+        positiveInteger,
+      )
+      .option(
+        "--stream-idle-timeout <seconds>",
+        `with --http (without --store), end a session whose only open request is an event stream after this long without another (default: ${STREAM_IDLE_FACTOR} × --idle-timeout; never less than it)`,
+        nonNegativeInteger,
+      )
       .option("--watch", "rescan when skill files change and tell clients the tools, resources and prompts changed")
       .option("--authoring <dir>", "offer the `skill_manage` tool, writing skills into this folder (created if missing; private to --agent when given)")
       .option("--log-dir <dir>", "directory for session logs (default: $XDG_STATE_HOME/skillport/sessions, else ~/.local/state/skillport/sessions)")
@@ -102,6 +117,11 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   if (options.idleTimeout !== undefined && options.http === undefined) throw new CliError("--idle-timeout only applies with --http PORT", EXIT_USAGE);
   if (options.allowedOrigin !== undefined && options.http === undefined) throw new CliError("--allowed-origin only applies with --http PORT", EXIT_USAGE);
   if (options.maxSessions !== undefined && options.http === undefined) throw new CliError("--max-sessions only applies with --http PORT", EXIT_USAGE);
+  if (options.maxConnections !== undefined && options.http === undefined) throw new CliError("--max-connections only applies with --http PORT", EXIT_USAGE);
+  if (options.streamIdleTimeout !== undefined && (options.http === undefined || options.store !== undefined)) {
+    // Replicas keep no event stream alive: idle sessions are claimed through the store whatever streams they have.
+    throw new CliError("--stream-idle-timeout only applies with --http PORT without --store", EXIT_USAGE);
+  }
   if (options.store !== undefined && options.http === undefined) throw new CliError("--store only applies with --http PORT", EXIT_USAGE);
   for (const [given, flag] of [
     [options.storeTimeout, "--store-timeout"],
@@ -166,6 +186,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
         ...(options.idleTimeout !== undefined ? { idleTimeoutMs: options.idleTimeout * 1000 } : {}),
         ...(options.allowedOrigin ? { allowedOrigins: options.allowedOrigin } : {}),
         ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
+        ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
         ...(authToken !== undefined ? { authToken } : {}),
       };
       let http: { url: string; port: number; notifyToolsChanged(): Promise<void>; close(): Promise<void> };
@@ -205,7 +226,11 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
       } else {
         // The MCP SDK loads only for this command; every other command starts without it.
         const { serveMcpHttp } = await import("../../adapters/http/live-sessions.js");
-        const live = await serveMcpHttp(runtime, serverOptions, { ...listen, ...(metrics ? { metrics } : {}) });
+        const live = await serveMcpHttp(runtime, serverOptions, {
+          ...listen,
+          ...(options.streamIdleTimeout !== undefined ? { streamIdleTimeoutMs: options.streamIdleTimeout * 1000 } : {}),
+          ...(metrics ? { metrics } : {}),
+        });
         sessionsOpen = () => live.connections.size;
         http = live;
       }
