@@ -5,6 +5,7 @@ import { PROBE_CONNECTIONS } from "../../adapters/http/connection-cap.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS, STREAM_IDLE_FACTOR } from "../../adapters/http/defaults.js";
 import type { McpServerOptions } from "../../adapters/mcp.js";
 import type { SessionOptions } from "../../session/session.js";
+import type { SkillSource } from "../../registry/types.js";
 import { InvalidArgumentError } from "commander";
 import { nonNegativeInteger, portNumber, positiveInteger, positiveSeconds } from "../arg-parsers.js";
 import type { CommandHost } from "../command-host.js";
@@ -142,7 +143,8 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
     throw new CliError("--log-dir and --no-log do not apply with --store: sessions are kept in the store", EXIT_USAGE);
   }
   const bind = options.http === undefined ? null : bindAddressOf(options);
-  const authToken = bind === null ? undefined : httpAuthToken(options, bind, out);
+  // Read before anything starts, so a bad --auth-token-file fails fast.
+  const tokenFromFile = options.authTokenFile === undefined ? undefined : readTokenFile(path.resolve(options.authTokenFile));
   const store = options.store === undefined ? undefined : await openStore(options.store, options.storeTimeout);
   let context;
   try {
@@ -179,6 +181,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   let metrics: import("../../adapters/http/metrics.js").ServerMetrics | null = null;
   try {
     if (options.http !== undefined) {
+      const authToken = httpAuthToken(options, tokenFromFile, bind!, sources, out);
       const listen = {
         port: options.http,
         host: bind!.listenHost,
@@ -335,16 +338,17 @@ function bindAddressOf(options: McpOptions): BindAddress {
  * (made on first need). Loopback keeps out other machines, not other users of this one, and a
  * server that writes would let any of them plant a skill.
  */
-function httpAuthToken(options: McpOptions, bind: BindAddress, out: CliOutput): string | undefined {
-  if (options.authTokenFile !== undefined) {
-    const token = readTokenFile(path.resolve(options.authTokenFile));
+function httpAuthToken(options: McpOptions, fromFile: string | undefined, bind: BindAddress, sources: readonly SkillSource[], out: CliOutput): string | undefined {
+  if (fromFile !== undefined) {
     out.log(`requiring the bearer token in ${options.authTokenFile} (Authorization: Bearer TOKEN)`);
-    return token;
+    return fromFile;
   }
-  if (options.authoring === undefined && bind.loopback) return undefined;
+  // `--authoring`, or a writable source a config file named: either offers `skill_manage`.
+  const writes = sources.some((source) => source.writable === true);
+  if (!writes && bind.loopback) return undefined;
   const file = defaultTokenFile();
   const token = userToken(file);
-  const why = options.authoring !== undefined ? "--authoring lets clients write skills" : `--host ${options.host} is not loopback`;
+  const why = writes ? "clients can write skills (skill_manage)" : `--host ${options.host} is not loopback`;
   out.log(`requiring a bearer token (${why}): clients send Authorization: Bearer TOKEN, TOKEN being the contents of ${file} (readable only by you)`);
   return token;
 }

@@ -142,6 +142,20 @@ test("skillport mcp --auth-token-file requires that file's token even on loopbac
   assert.match(stdio.stderr, /--auth-token-file only applies with --http PORT/);
 });
 
+test("a writable source named in a config file (not only --authoring) makes the server require the token", { timeout: 180_000 }, async () => {
+  const config = path.join(tree.cwd, "team.json");
+  fs.writeFileSync(config, JSON.stringify({ sources: [tree.root, { path: "./agent-skills", origin: "agent", agentId: "a1", writable: true }] }));
+  const server = await startHttpServer(["--config", config, "--agent", "a1", "--no-log"], { cwd: tree.cwd, env: tree.env });
+  try {
+    assert.match(server.stderr(), /requiring a bearer token \(clients can write skills/);
+    assert.equal((await initialize(server.url)).status, 401);
+    const token = fs.readFileSync(path.join(tree.env.XDG_STATE_HOME!, "skillport", "mcp-http-token"), "utf8").trim();
+    assert.equal((await initialize(server.url, { authorization: `Bearer ${token}` })).status, 200);
+  } finally {
+    await server.stop();
+  }
+});
+
 test("a loopback server without --authoring or --auth-token-file needs no token (it cannot write)", { timeout: 180_000 }, async () => {
   const server = await startHttpServer(["--root", tree.root, "--no-log"], { cwd: tree.cwd, env: tree.env });
   try {
