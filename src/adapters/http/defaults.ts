@@ -65,8 +65,8 @@ const MAX_DEFAULT_CONNECTIONS = 50_000;
  * byte now and then holds its connection no longer than this (Node's defaults are 60 s and 5
  * minutes). The largest body (4 MiB) takes well under this on any link a client uses.
  */
-export const HEADERS_TIMEOUT_MS = 10_000;
-export const REQUEST_TIMEOUT_MS = 30_000;
+export const HEADERS_TIMEOUT_MS = 20_000;
+export const REQUEST_TIMEOUT_MS = 60_000;
 
 /**
  * How long an open event stream alone keeps a session from counting as idle, by default a
