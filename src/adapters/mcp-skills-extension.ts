@@ -17,11 +17,13 @@ import { ProtocolError } from "./protocol-error.js";
 import * as z from "zod/v4";
 import { readConfinedBytes } from "../package/confined-read.js";
 import type { RegisteredSkill } from "../registry/types.js";
-import { buildSkillEntry, compare, DigestCache, SKILL_LIMITS, type ServedSkill, type SkillEntry } from "./skill-entry.js";
+import { buildSkillEntry, compare, DigestCache, grantsIgnoredNote, SKILL_LIMITS, type ServedSkill, type SkillEntry } from "./skill-entry.js";
 import { parseSkillUri, SKILL_SCHEME, skillUri } from "./skill-uri.js";
 
 export const SKILLS_EXTENSION_ID = "io.modelcontextprotocol/skills";
 export const DIRECTORY_MIME_TYPE = "inode/directory";
+/** The `_meta` key of a SKILL.md served without the grants the trust rule ignores (SECURITY.md). */
+export const GRANTS_IGNORED_META = "io.skillport/grants-ignored";
 /** Entries (or directory children, or resources) per page. */
 export const SKILLS_PAGE_SIZE = 100;
 
@@ -166,11 +168,13 @@ export function attachSkillsExtension(server: Server, source: SkillsExtensionSou
     if (!read.ok) throw new ProtocolError(ErrorCode.InvalidParams, `${uri}: ${read.message}`);
     const text = decodeUtf8(read.bytes);
     const canonical = skillUri(served.skill.name, file.path);
+    // Said beside the file too, for a client that shows the resource's metadata and not its text.
+    const note = file.path === "SKILL.md" && served.grantsIgnored.length > 0 ? { _meta: { [GRANTS_IGNORED_META]: grantsIgnoredNote(served.grantsIgnored) } } : {};
     return {
       contents: [
         text === null
-          ? { uri: canonical, mimeType: file.mimeType, blob: read.bytes.toString("base64") }
-          : { uri: canonical, mimeType: file.mimeType, text },
+          ? { uri: canonical, mimeType: file.mimeType, blob: read.bytes.toString("base64"), ...note }
+          : { uri: canonical, mimeType: file.mimeType, text, ...note },
       ],
     };
   });

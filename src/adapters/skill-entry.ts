@@ -15,6 +15,7 @@ import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { readConfinedBytes } from "../package/confined-read.js";
 import { entryFrontmatter } from "../package/entry-frontmatter.js";
+import { frontmatterWithoutGrants } from "../registry/authored-trust.js";
 import { readFrontmatter } from "../package/frontmatter.js";
 import { yamlLibrary } from "../package/yaml.js";
 import { MAX_PACKAGE_BYTES, MAX_PACKAGE_FILES } from "../package/limits.js";
@@ -56,6 +57,8 @@ export interface ServedSkill {
   manifest: Buffer;
   /** `metadata.<key>` paths left out of the entry (and of the SKILL.md served) because they are not text. */
   leftOut: string[];
+  /** The grants the trust rule left out of the entry and of the SKILL.md served; empty for most skills. */
+  grantsIgnored: string[];
 }
 
 export type EntryResult = { ok: true; served: ServedSkill } | { ok: false; reason: string };
@@ -85,6 +88,8 @@ export type EntryPlan =
       frontmatter: Record<string, unknown>;
       /** `metadata.<key>` paths left out of the entry because their values are not text. */
       leftOut: string[];
+      /** The grants the trust rule left out of the entry and of the SKILL.md served (`frontmatterWithoutGrants`). */
+      grantsIgnored: string[];
       /** The SKILL.md bytes the extension serves: the file, or the file with `leftOut` removed from its frontmatter. */
       manifest: Buffer;
       files: PackageFile[];
@@ -186,20 +191,32 @@ export async function planSkillEntry(skill: RegisteredSkill, sourceRoots: readon
   if (text === null) return refuse("SKILL.md is not valid UTF-8");
   const parsed = readFrontmatter(text, { allowRetry: false });
   if (!parsed.ok) return refuse(`its frontmatter is not read the same by every YAML parser (${parsed.message})`);
-  const decided = entryFrontmatter(parsed.data, skill.name);
+  // The trust rule, on the file as published: an entry or a SKILL.md a client reads must not
+  // carry grants activation ignores.
+  const trusted = skill.grantsWithheld ? frontmatterWithoutGrants(parsed.data) : { frontmatter: parsed.data, ignored: [] };
+  const decided = entryFrontmatter(trusted.frontmatter, skill.name);
   if (!decided.ok) return refuse(decided.problems.join("; "));
-  if (decided.leftOut.length === 0) return { ok: true, frontmatter: decided.frontmatter, leftOut: [], manifest: read.bytes, files };
+  const grantsIgnored = trusted.ignored;
+  if (decided.leftOut.length === 0 && grantsIgnored.length === 0) return { ok: true, frontmatter: decided.frontmatter, leftOut: [], grantsIgnored, manifest: read.bytes, files };
 
   // A client checks that SKILL.md's frontmatter equals the entry's, so the SKILL.md served is
   // written from the entry's frontmatter and the file's body; one that does not read back the
   // same is not served at all.
-  const manifest = await rewrittenManifest(decided.frontmatter, parsed.body);
-  if (manifest === null) return refuse("frontmatter metadata must map strings to strings");
+  const manifest = await rewrittenManifest(decided.frontmatter, parsed.body, grantsIgnored.length > 0 ? grantsIgnoredNote(grantsIgnored) : null);
+  if (manifest === null) return refuse(grantsIgnored.length > 0 ? "its frontmatter does not read back the same without its grants" : "frontmatter metadata must map strings to strings");
   const manifestFile = files.find((file) => file.path === "SKILL.md")!;
   manifestFile.size = manifest.length;
   total += manifest.length - read.bytes.length;
   if (total > SKILL_LIMITS.bytes) return refuse(`its files add up to ${total} bytes, over ${SKILL_LIMITS.bytes}`);
-  return { ok: true, frontmatter: decided.frontmatter, leftOut: decided.leftOut, manifest, files };
+  return { ok: true, frontmatter: decided.frontmatter, leftOut: decided.leftOut, grantsIgnored, manifest, files };
+}
+
+/**
+ * The note beside a SKILL.md served without its grants, in the file (a YAML comment, which
+ * leaves the frontmatter a client compares unchanged) and on the resource (`_meta`).
+ */
+export function grantsIgnoredNote(ignored: readonly string[]): string {
+  return `skillport: this skill is in a writable source that is not trusted; its ${ignored.join(" and its ")} are ignored and left out of this file`;
 }
 
 /** What `list` and `doctor` say about a skill and the extension: the plan, without its bytes. */
@@ -261,14 +278,15 @@ export async function buildSkillEntry(skill: RegisteredSkill, digests: DigestCac
   }
   resources.sort((a, b) => compare(a.uri, b.uri));
   const entry: SkillEntry = { uri: skillUri(skill.name, "SKILL.md"), frontmatter: plan.frontmatter, resources };
-  return { ok: true, served: { skill, entry, files: served, dirs, sourceRoots, manifest: plan.manifest, leftOut: plan.leftOut } };
+  return { ok: true, served: { skill, entry, files: served, dirs, sourceRoots, manifest: plan.manifest, leftOut: plan.leftOut, grantsIgnored: plan.grantsIgnored } };
 }
 
 /** SKILL.md written from `frontmatter` and `body`, or null when it would not read back as `frontmatter`. */
-async function rewrittenManifest(frontmatter: Record<string, unknown>, body: string): Promise<Buffer | null> {
+async function rewrittenManifest(frontmatter: Record<string, unknown>, body: string, note: string | null): Promise<Buffer | null> {
   // Loaded only here: a server whose skills all carry text metadata never pays for it.
   const { stringify } = yamlLibrary();
-  const text = `---\n${stringify(frontmatter, { lineWidth: 0 })}---\n\n${body}\n`;
+  const comment = note === null ? "" : `# ${note}\n`;
+  const text = `---\n${comment}${stringify(frontmatter, { lineWidth: 0 })}---\n\n${body}\n`;
   const reread = readFrontmatter(text, { allowRetry: false });
   return reread.ok && isDeepStrictEqual(reread.data, frontmatter) ? Buffer.from(text, "utf8") : null;
 }
@@ -293,7 +311,7 @@ export interface PackageFile {
 function manifestSize(file: string, skill: RegisteredSkill): { size: number; asLoaded: boolean } | null {
   try {
     const stat = fs.lstatSync(file);
-    if (stat.isFile()) return { size: stat.size, asLoaded: stat.size === skill.stamp.size && stat.mtimeMs === skill.stamp.mtimeMs && stat.ino === skill.stamp.ino };
+    if (stat.isFile()) return { size: stat.size, asLoaded: stat.size === skill.stamp.size && stat.mtimeMs === skill.stamp.mtimeMs && stat.ctimeMs === skill.stamp.ctimeMs && stat.ino === skill.stamp.ino };
     if (!stat.isSymbolicLink()) return null;
     const stamp = stampOf(file, "sizes");
     return stamp && { size: stamp.size, asLoaded: false };

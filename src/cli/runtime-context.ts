@@ -11,6 +11,7 @@ import type { CommonOptions } from "./common-options.js";
 import { CliError, EXIT_FAILURE_FOUND, EXIT_USAGE } from "./exit.js";
 import type { CliOutput } from "./output.js";
 import { withProgress } from "./progress.js";
+import { confineImplicitConfig, implicitConfigWarnings } from "./implicit-config.js";
 
 export interface CliContext {
   runtime: SkillRuntime;
@@ -21,10 +22,19 @@ export interface CliContext {
   sources: readonly SkillSource[];
 }
 
-/** Reads the config file the options point at (or the default one); its `ConfigError` is reported as a usage error. */
-export function readConfig(options: CommonOptions, cwd: string): SkillportConfig | null {
+/**
+ * Reads the config file the options point at (or the default one); its `ConfigError` is reported
+ * as a usage error. One found without `--config` is confined (`implicit-config.ts`), and what it
+ * may not set is said on stderr.
+ */
+export function readConfig(options: CommonOptions, cwd: string, out: CliOutput): SkillportConfig | null {
   const file = findConfigFile(options.config, cwd);
-  return file ? loadConfigFile(file) : null;
+  if (!file) return null;
+  const config = loadConfigFile(file);
+  if (options.config !== undefined) return config;
+  const confined = confineImplicitConfig(config, cwd);
+  for (const line of implicitConfigWarnings(file, confined.ignored)) out.log(line);
+  return confined.config;
 }
 
 /**
@@ -78,7 +88,7 @@ export interface RuntimeNeeds {
 /** Opens the runtime for one command run; the caller must `close()` it. */
 export async function openRuntime(options: CommonOptions, out: CliOutput, { watch = false, store, authoring, sessions = false }: RuntimeNeeds = {}): Promise<CliContext> {
   const cwd = process.cwd();
-  const config = readConfig(options, cwd);
+  const config = readConfig(options, cwd, out);
   if (options.bundle !== undefined) {
     if (authoring !== undefined) throw new CliError("--authoring and --bundle cannot be given together: a bundle is read-only and the one source", EXIT_USAGE);
     return openBundleRuntime(options, options.bundle, config, cwd, out, { watch, sessions, ...(store ? { store } : {}) });

@@ -49,7 +49,7 @@ export function authoredSkillFileProblems(text: string, dirName: string): string
   if (!frontmatter.ok) return [frontmatter.message];
   const messages = validateFrontmatter(frontmatter.data, dirName);
   if (messages.length > 0) return messages;
-  const loaded = loadSkillFile(path.join(dirName, "SKILL.md"), dirName, text, { size: 0, mtimeMs: 0, ino: 0 });
+  const loaded = loadSkillFile(path.join(dirName, "SKILL.md"), dirName, text, { size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 });
   if (loaded.skill === null) return loaded.diagnostics.filter((d) => d.severity === "error").map((d) => d.message);
   return [];
 }

@@ -29,11 +29,11 @@ export type SkillFileRead =
   | { ok: false; code: string; message: string; errno?: string };
 
 export function stampOf(stat: fs.Stats): FileStamp {
-  return { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
+  return { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino };
 }
 
 export function sameStamp(a: FileStamp, b: FileStamp): boolean {
-  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino;
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
 }
 
 export interface ReadOptions {

@@ -39,10 +39,17 @@ export interface SkillManifest {
   extra: Record<string, unknown>;
 }
 
-/** Identity of the SKILL.md bytes a record was built from; a change means re-read. */
+/**
+ * Identity of the SKILL.md bytes a record was built from; a change means re-read. The ctime is
+ * part of it: anyone who can write the file can put its size and mtime back after rewriting it
+ * (`touch -d`, `utimes`), but not its ctime, which every write and every `utimes` moves. (A
+ * write through a shared memory mapping moves no stamp at all until the kernel writes the pages
+ * back, and then only the mtime and ctime: SECURITY.md.)
+ */
 export interface FileStamp {
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
   ino: number;
 }
 

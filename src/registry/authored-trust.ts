@@ -7,7 +7,7 @@
  * restore) reads, and a warning says what was ignored.
  */
 import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
-import { envNames } from "../package/requirements.js";
+import { envNames, parseRequirements } from "../package/requirements.js";
 import type { Requirement, Requirements, SkillManifest } from "../package/types.js";
 import type { SkillSource } from "./types.js";
 
@@ -50,6 +50,37 @@ export function withoutGrants(manifest: SkillManifest, skillFile: string): Withh
       ),
     ),
   };
+}
+
+/**
+ * The same rule on a frontmatter as parsed, for surfaces that publish the file rather than the
+ * manifest (the Skills Extension's entry and the SKILL.md it serves): a client reading them
+ * would otherwise see, and might honour, grants activation ignores. `allowed-tools` goes. Env
+ * requirements live under `metadata.requirements` (or `metadata.vbot`), a mapping, which the
+ * extension never carries (its metadata is text only, `entryFrontmatter`), so they need no
+ * rewriting here; they are named among what was ignored all the same. The frontmatter given is
+ * not changed; `ignored` is empty when the skill declared no grant.
+ */
+export function frontmatterWithoutGrants(frontmatter: Record<string, unknown>): { frontmatter: Record<string, unknown>; ignored: string[] } {
+  const ignored: string[] = [];
+  let result = frontmatter;
+  if (Object.hasOwn(frontmatter, "allowed-tools")) {
+    result = { ...frontmatter };
+    delete result["allowed-tools"];
+    // Named, not quoted: its value is the skill author's text.
+    ignored.push("allowed-tools");
+  }
+  // Read from the file, as loading reads it: the registered manifest has lost them already.
+  const metadata = frontmatter.metadata;
+  const raw = isMapping(metadata) ? (metadata.requirements ?? (isMapping(metadata.vbot) ? metadata.vbot.requirements : undefined)) : undefined;
+  const parsed = raw === undefined ? null : parseRequirements(raw);
+  const env = parsed?.ok ? envNames(parsed.value) : [];
+  if (env.length > 0) ignored.push(`env requirements (${env.join(", ")})`);
+  return { frontmatter: result, ignored };
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function requirementsWithoutEnv(requirements: Requirements): Requirements | null {

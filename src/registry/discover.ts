@@ -465,7 +465,7 @@ export function statSkillFile(dir: string, problems: Pick<WalkProblems, "diagnos
       problems.diagnostics.push(diagnostic(skillFile, "error", "skill_file_unreadable", `Cannot stat ${skillFile}: ${code}`));
       return null;
     }
-    if (stat) return { dir, skillFile, stamp: { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino } };
+    if (stat) return { dir, skillFile, stamp: { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino } };
   }
   return null;
 }

@@ -160,7 +160,14 @@ function sameStamps(entry: Entry, stat: fs.BigIntStats): boolean {
 
 /** Whether the stat shows the stamp the load read the file at (nothing changed between). */
 function readAtStamp(skill: SkillPackage, stat: fs.BigIntStats): boolean {
-  return Number(stat.size) === skill.stamp.size && Number(stat.ino) === skill.stamp.ino && stat.mtimeNs >= 0n && msOf(stat.mtimeNs) === skill.stamp.mtimeMs;
+  return (
+    Number(stat.size) === skill.stamp.size &&
+    Number(stat.ino) === skill.stamp.ino &&
+    stat.mtimeNs >= 0n &&
+    msOf(stat.mtimeNs) === skill.stamp.mtimeMs &&
+    stat.ctimeNs >= 0n &&
+    msOf(stat.ctimeNs) === skill.stamp.ctimeMs
+  );
 }
 
 /** A nanosecond time as Node's plain `Stats` gives it in milliseconds (seconds * 1000 + nanoseconds / 1e6, in doubles). */
@@ -407,6 +414,7 @@ function wellFormed(entry: unknown): entry is Entry {
     typeof wire.description === "string" &&
     typeof wire.size === "number" &&
     typeof wire.mtimeMs === "number" &&
+    typeof wire.ctimeMs === "number" &&
     typeof wire.ino === "number" &&
     (wire.diagnostics === undefined || (Array.isArray(wire.diagnostics) && wire.diagnostics.every(isDiagnosticShape))) &&
     (wire.manifest === undefined || (typeof wire.manifest === "object" && wire.manifest !== null)) &&

@@ -11,9 +11,12 @@ export const RESULT_BATCH = 100;
 
 /**
  * The SKILL.md files a registry already holds for one source, by skill directory, with the
- * stamps they were read at: a walk re-reads only those whose stamp changed. Stamps are three
- * numbers per directory (size, mtimeMs, ino), packed so they cross as one buffer.
+ * stamps they were read at: a walk re-reads only those whose stamp changed. Stamps are
+ * `STAMP_NUMBERS` numbers per directory (size, mtimeMs, ctimeMs, ino), packed so they cross as
+ * one buffer.
  */
+export const STAMP_NUMBERS = 4;
+
 export interface KnownSkills {
   dirs: string[];
   stamps: Float64Array;

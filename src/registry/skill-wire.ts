@@ -26,6 +26,7 @@ export type SkillWire =
       description: string;
       size: number;
       mtimeMs: number;
+      ctimeMs: number;
       ino: number;
       /** The file loaded was the lowercase `skill.md`. */
       lowercase?: true;
@@ -50,7 +51,7 @@ const LOWERCASE_FILE = "skill.md";
 const NO_DIAGNOSTICS: Diagnostic[] = Object.freeze([]) as unknown as Diagnostic[];
 
 /** A record with where it was found and the stamp its SKILL.md was read at, in one object. */
-export type PlacedSkillWire = SkillWire & { dir: string; skillFile: string; size: number; mtimeMs: number; ino: number };
+export type PlacedSkillWire = SkillWire & { dir: string; skillFile: string; size: number; mtimeMs: number; ctimeMs: number; ino: number };
 
 /** Where a walk found a skill, and the stamp of the SKILL.md it read there. */
 export interface SkillPlace {
@@ -62,15 +63,15 @@ export interface SkillPlace {
 export function toWire(result: LoadResult): SkillWire {
   const skill = result.skill;
   if (!skill) return { failed: result.diagnostics };
-  return withOptionalParts({ name: skill.name, description: skill.description, size: skill.stamp.size, mtimeMs: skill.stamp.mtimeMs, ino: skill.stamp.ino }, result);
+  return withOptionalParts({ name: skill.name, description: skill.description, size: skill.stamp.size, mtimeMs: skill.stamp.mtimeMs, ctimeMs: skill.stamp.ctimeMs, ino: skill.stamp.ino }, result);
 }
 
 /** `toWire` plus the place, built as one object: adding keys to a finished record costs the worker a new property store each. */
 export function toPlacedWire(result: LoadResult, place: SkillPlace): PlacedSkillWire {
   const { dir, skillFile, stamp } = place;
   const skill = result.skill;
-  if (!skill) return { dir, skillFile, size: stamp.size, mtimeMs: stamp.mtimeMs, ino: stamp.ino, failed: result.diagnostics };
-  return withOptionalParts({ dir, skillFile, name: skill.name, description: skill.description, size: stamp.size, mtimeMs: stamp.mtimeMs, ino: stamp.ino }, result);
+  if (!skill) return { dir, skillFile, size: stamp.size, mtimeMs: stamp.mtimeMs, ctimeMs: stamp.ctimeMs, ino: stamp.ino, failed: result.diagnostics };
+  return withOptionalParts({ dir, skillFile, name: skill.name, description: skill.description, size: stamp.size, mtimeMs: stamp.mtimeMs, ctimeMs: stamp.ctimeMs, ino: stamp.ino }, result);
 }
 
 function withOptionalParts<W extends SkillWire>(wire: W, result: LoadResult): W {
@@ -99,7 +100,7 @@ export function fromWire(wire: SkillWire, dir: string, skillFile: string): Loade
     dir,
     skillFile: file,
     manifest: buildManifest(wire.name, wire.description, wire.manifest),
-    stamp: Object.freeze({ size: wire.size, mtimeMs: wire.mtimeMs, ino: wire.ino }),
+    stamp: Object.freeze({ size: wire.size, mtimeMs: wire.mtimeMs, ctimeMs: wire.ctimeMs, ino: wire.ino }),
     diagnostics,
   };
   if (wire.entryReady) skill.entryReady = true;

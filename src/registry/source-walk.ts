@@ -10,7 +10,7 @@ import { diagnostic, type Diagnostic } from "../package/diagnostic.js";
 import type { FileStamp } from "../package/types.js";
 import type { FoundSkill, SourceDiscovery, WalkOptions, WalkProblems } from "./discover.js";
 import type { SourceParseCache } from "./parse-cache.js";
-import type { FoundWire, KnownSkills, WorkerJob } from "./parse-protocol.js";
+import { STAMP_NUMBERS, type FoundWire, type KnownSkills, type WorkerJob } from "./parse-protocol.js";
 import { runInWorker, withdraw } from "./parse-pool.js";
 import { frozenLoad, fromWire, type LoadedSkill } from "./skill-wire.js";
 import type { TimeSlicer } from "./time-slice.js";
@@ -119,14 +119,16 @@ export function walkInWorker(pick: () => WalkInput | null, slicer: TimeSlicer): 
 }
 
 function knownSkills({ previous, stampOf }: WalkInput): KnownSkills {
-  const known: KnownSkills = { dirs: new Array<string>(previous.length), stamps: new Float64Array(previous.length * 3) };
+  const known: KnownSkills = { dirs: new Array<string>(previous.length), stamps: new Float64Array(previous.length * STAMP_NUMBERS) };
   for (let i = 0; i < previous.length; i++) {
     known.dirs[i] = previous[i]!.dir;
     // A file the registry holds no copy of is never "unchanged": NaN equals nothing.
     const stamp = stampOf(previous[i]!);
-    known.stamps[i * 3] = stamp ? stamp.size : NaN;
-    known.stamps[i * 3 + 1] = stamp ? stamp.mtimeMs : NaN;
-    known.stamps[i * 3 + 2] = stamp ? stamp.ino : NaN;
+    const at = i * STAMP_NUMBERS;
+    known.stamps[at] = stamp ? stamp.size : NaN;
+    known.stamps[at + 1] = stamp ? stamp.mtimeMs : NaN;
+    known.stamps[at + 2] = stamp ? stamp.ctimeMs : NaN;
+    known.stamps[at + 3] = stamp ? stamp.ino : NaN;
   }
   return known;
 }
@@ -177,7 +179,7 @@ class Collector {
       return;
     }
     const loaded = fromWire(entry, entry.dir, entry.skillFile);
-    this.addLoaded({ dir: entry.dir, skillFile: entry.skillFile, stamp: { size: entry.size, mtimeMs: entry.mtimeMs, ino: entry.ino } }, loaded);
+    this.addLoaded({ dir: entry.dir, skillFile: entry.skillFile, stamp: { size: entry.size, mtimeMs: entry.mtimeMs, ctimeMs: entry.ctimeMs, ino: entry.ino } }, loaded);
   }
 
   addLoaded(found: FoundSkill, loaded: LoadedSkill, cached = false): void {

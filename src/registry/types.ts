@@ -53,6 +53,11 @@ export interface RegisteredSkill extends SkillPackage {
   sourceIndex: number;
   /** Present (true) when the skill's source is writable (SPEC §11). */
   writable?: true;
+  /**
+   * Present (true) when the trust rule withholds the skill's grants (`authored-trust.ts`): a
+   * surface that publishes the file itself (the Skills Extension) strips them there too.
+   */
+  grantsWithheld?: true;
 }
 
 /**

@@ -11,7 +11,7 @@ import { loadSkillSyncMarked } from "../package/load.js";
 import type { FileStamp, LoadResult } from "../package/types.js";
 import { DEFAULT_WALK_OPTIONS, discoverSource, statSkillFile, type FoundSkill, type SkillProbe, type WalkOptions, type WalkProblems } from "./discover.js";
 import type { SourceParseCache } from "./parse-cache.js";
-import type { FoundWire, KnownSkills } from "./parse-protocol.js";
+import { STAMP_NUMBERS, type FoundWire, type KnownSkills } from "./parse-protocol.js";
 import { toPlacedWire, type LoadedSkill } from "./skill-wire.js";
 import { TimeSlicer } from "./time-slice.js";
 
@@ -100,7 +100,7 @@ const UPPERCASE_FILE = `${path.sep}SKILL.md`;
  * What the probe reports for a known, unchanged directory: it is a skill (so the walk leaves its
  * resource folders alone). `walkSource` hands directories to its sink and never reads the walk's own list.
  */
-const UNCHANGED: FoundSkill = Object.freeze({ dir: "", skillFile: "", stamp: Object.freeze({ size: 0, mtimeMs: 0, ino: 0 }) });
+const UNCHANGED: FoundSkill = Object.freeze({ dir: "", skillFile: "", stamp: Object.freeze({ size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 }) });
 
 /** A stat that answers null for anything unusual; the general path then looks again and reports. */
 function statQuietly(file: string): fs.Stats | undefined {
@@ -111,10 +111,13 @@ function statQuietly(file: string): fs.Stats | undefined {
   }
 }
 
+/** The ctime too: a rewrite of the same size with its mtime put back moves only that. */
 function sameStatAsKnown(stamps: Float64Array, index: number, stat: fs.Stats): boolean {
-  return stamps[index * 3] === stat.size && stamps[index * 3 + 1] === stat.mtimeMs && stamps[index * 3 + 2] === stat.ino;
+  const at = index * STAMP_NUMBERS;
+  return stamps[at] === stat.size && stamps[at + 1] === stat.mtimeMs && stamps[at + 2] === stat.ctimeMs && stamps[at + 3] === stat.ino;
 }
 
 function sameAsKnown(stamps: Float64Array, index: number, stamp: FileStamp): boolean {
-  return stamps[index * 3] === stamp.size && stamps[index * 3 + 1] === stamp.mtimeMs && stamps[index * 3 + 2] === stamp.ino;
+  const at = index * STAMP_NUMBERS;
+  return stamps[at] === stamp.size && stamps[at + 1] === stamp.mtimeMs && stamps[at + 2] === stamp.ctimeMs && stamps[at + 3] === stamp.ino;
 }

@@ -34,6 +34,7 @@ import {
   checkAppend,
   DEFAULT_STORE_TIMEOUT_MS,
   serializeMessage,
+  SessionGoneError,
   StoreCancelledError,
   StoreUnavailableError,
   type PruneResult,
@@ -254,16 +255,24 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
     // Measured again at the next ping; until then the clocks are taken to agree.
   }
 
-  function parseRows(rows: readonly Row[], fromSeq: number): { records: StoredRecord[]; nextSeq: number; answer?: unknown; diagnostics: Diagnostic[] } {
+  function parseRows(key: SessionKey, rows: readonly Row[], fromSeq: number): { records: StoredRecord[]; nextSeq: number; answer?: unknown; diagnostics: Diagnostic[] } {
     const records: StoredRecord[] = [];
     const diagnostics: Diagnostic[] = [];
     let nextSeq = fromSeq;
     let answer: unknown;
     let answered = false;
+    // A reader that has seen records up to `fromSeq - 1` finds that one still there (`readRows`
+    // reads it, without its text), unless the session was deleted under it (a prune): then the
+    // session is gone, not a session with nothing new.
+    let lastSeen = fromSeq === 0;
     for (const row of rows) {
       if (row.answer !== null) {
         answer = JSON.parse(row.answer) as unknown;
         answered = true;
+        continue;
+      }
+      if (row.seq === fromSeq - 1) {
+        lastSeen = true;
         continue;
       }
       if (row.seq !== nextSeq) throw new Error(`session records in ${where} have a gap: expected sequence ${nextSeq}, found ${row.seq}`);
@@ -277,6 +286,7 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
       if (isSessionRecord(parsed)) records.push({ seq: row.seq, record: parsed });
       else diagnostics.push(diagnostic(where, "warning", "session_log_bad_line", `Skipped record ${row.seq} of the stored session: it is not a complete session record.`));
     }
+    if (!lastSeen) throw new SessionGoneError(key.sessionId, "missing");
     return { records, nextSeq, ...(answered ? { answer } : {}), diagnostics };
   }
 
@@ -284,9 +294,9 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
     const answerAt = answerKey(idempotencyKey);
     // One round trip: the records and, when asked, the stored answer (seq -1 sorts it first).
     return run<Row[]>("read", () => sql<Row[]>`
-      select seq, record::text as record, null::text as answer
+      select seq, case when seq >= ${fromSeq} then record::text end as record, null::text as answer
         from skillport_records
-       where principal = ${key.principal} and session_id = ${key.sessionId} and seq >= ${fromSeq}
+       where principal = ${key.principal} and session_id = ${key.sessionId} and seq >= ${fromSeq - 1}
       union all
       select -1 as seq, null::text as record, answer::text as answer
         from skillport_answers
@@ -311,7 +321,9 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
     },
     async prune(olderThanMs) {
       open();
-      if (!(Number.isFinite(olderThanMs) && olderThanMs >= 0)) throw new RangeError(`olderThanMs must be 0 or more milliseconds, not ${olderThanMs}`);
+      // 0 would delete every session, the live ones too, where a server's `sessionTtlMs: 0`
+      // means "never prune": the two would read one number two ways. So a prune takes more than 0.
+      if (!(Number.isFinite(olderThanMs) && olderThanMs > 0)) throw new RangeError(`olderThanMs must be more than 0 milliseconds, not ${olderThanMs} (0 would delete every session, live ones included)`);
       const result: PruneResult = { sessions: 0, heartbeats: 0 };
       for (;;) {
         const batch = await run<Array<{ sessions: number; heartbeats: number; locked: boolean }>>("prune", () =>
@@ -363,7 +375,7 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
     },
     async read(key, fromSeq = 0, options = {}) {
       open();
-      return parseRows(await readRows(key, fromSeq, options.idempotencyKey ?? null), fromSeq);
+      return parseRows(key, await readRows(key, fromSeq, options.idempotencyKey ?? null), fromSeq);
     },
     async appendAt(key, expectedSeq, records, options = {}) {
       open();
@@ -418,6 +430,8 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
         );
         if (result && result.inserted === records.length) return { status: "ok", nextSeq: expectedSeq + records.length };
         if (result && !result.in_time) throw new StoreUnavailableError("timeout");
+        // Nothing left of a session that had records: deleted under its writer (a prune).
+        if (result && result.next === 0 && expectedSeq > 0) throw new SessionGoneError(key.sessionId, "missing");
         if (result && result.next < expectedSeq) {
           throw new RangeError(`append at ${expectedSeq} would leave a gap: the session's next sequence is ${result.next}`);
         }
@@ -425,7 +439,7 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
         if (!isUniqueViolation(error)) throw error;
       }
       // Someone else wrote first: their answer under this key, or the records they appended.
-      const read = parseRows(await readRows(key, expectedSeq, idempotencyKey), expectedSeq);
+      const read = parseRows(key, await readRows(key, expectedSeq, idempotencyKey), expectedSeq);
       if ("answer" in read) return { status: "duplicate", answer: read.answer };
       return { status: "conflict", records: read.records, nextSeq: read.nextSeq, diagnostics: read.diagnostics };
     },

@@ -78,8 +78,11 @@ test("without --root the default project sources under the working directory are
 });
 
 test("./skillport.config.json is picked up; agents in it narrow what --agent sees", async () => {
+  // A folder of the project whose root holds the skills: a config found implicitly names only
+  // folders inside the project.
   const cwd = path.join(tree.cwd, "configured");
   fs.mkdirSync(cwd);
+  fs.mkdirSync(path.join(tree.cwd, ".git"), { recursive: true });
   fs.writeFileSync(
     path.join(cwd, "skillport.config.json"),
     JSON.stringify({ sources: [tree.root], agents: { reviewer: { allowedSkills: ["beta"] }, nobody: { allowedSkills: [] } } }),

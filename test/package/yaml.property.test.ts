@@ -9,7 +9,7 @@ import { loadSkillFile } from "../../src/package/load.js";
 import { splitFrontmatter } from "../../src/package/split.js";
 import { parseFlat, parseYaml } from "../../src/package/yaml.js";
 
-const stamp = { size: 0, mtimeMs: 0, ino: 0 };
+const stamp = { size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 };
 const yamlish = fc.stringMatching(/^[a-z:\-\n "'|>#&*![\]{}0-9.~\t\\]{0,80}$/);
 
 test("arbitrary text never throws out of split, parse or load", () => {

@@ -31,7 +31,7 @@ test("found skills come in sorted walk order with their SKILL.md stamp", async (
   const { found } = await discover(root);
   assert.deepEqual(dirsOf(found, root), ["a-skill", "b-skill", "c-skill"]);
   const stat = fs.statSync(path.join(root, "a-skill", "SKILL.md"));
-  assert.deepEqual(found[0]!.stamp, { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino });
+  assert.deepEqual(found[0]!.stamp, { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino });
   assert.equal(found[0]!.skillFile, path.join(root, "a-skill", "SKILL.md"));
 });
 

@@ -22,7 +22,7 @@ function record(sourceIndex: number, name: string, description = `${name} does t
     dir,
     skillFile: `${dir}/SKILL.md`,
     manifest: Object.freeze({}),
-    stamp: Object.freeze({ size: 1, mtimeMs: 1, ino: sourceIndex * 100 + name.length }),
+    stamp: Object.freeze({ size: 1, mtimeMs: 1, ctimeMs: 1, ino: sourceIndex * 100 + name.length }),
     diagnostics: Object.freeze([]),
     origin: originOf(sourceIndex),
     label: originOf(sourceIndex),

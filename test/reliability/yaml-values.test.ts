@@ -16,7 +16,7 @@ import { fromWire, frozenLoad, toWire } from "../../src/registry/skill-wire.js";
 import { createSkillRuntime } from "../../src/runtime.js";
 import { realTempDir, writeSkill } from "../support/tmp.js";
 
-const stamp = { size: 0, mtimeMs: 0, ino: 0 };
+const stamp = { size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 };
 
 /** Only what JSON can hold, with no object reached twice on one path. */
 function assertPlainData(value: unknown, where = "value", path: Set<object> = new Set()): void {

@@ -49,6 +49,33 @@ export function softDescriptorLimit(): number {
   }
 }
 
+/**
+ * The default `--max-connections`: three quarters of the descriptor limit, kept within
+ * 64..50,000. The rest stays free for skill reads, session logs and watchers, which fail with
+ * "too many open files" otherwise.
+ */
+export function defaultMaxConnections(descriptorLimit = softDescriptorLimit()): number {
+  return Math.min(MAX_DEFAULT_CONNECTIONS, Math.max(MIN_DEFAULT_CONNECTIONS, Math.floor((descriptorLimit * 3) / 4)));
+}
+const MIN_DEFAULT_CONNECTIONS = 64;
+const MAX_DEFAULT_CONNECTIONS = 50_000;
+
+/**
+ * How long a request may take to send its headers, and its whole body: a client that sends a
+ * byte now and then holds its connection no longer than this (Node's defaults are 60 s and 5
+ * minutes). The largest body (4 MiB) takes well under this on any link a client uses.
+ */
+export const HEADERS_TIMEOUT_MS = 20_000;
+export const REQUEST_TIMEOUT_MS = 60_000;
+
+/**
+ * How long an open event stream alone keeps a session from counting as idle, by default a
+ * multiple of the idle timeout: a client listening for notifications keeps its session longer
+ * than one that went away, but not for ever (a stream per session would otherwise hold every
+ * place under the session cap).
+ */
+export const STREAM_IDLE_FACTOR = 2;
+
 /** How long an ended or abandoned session stays in a shared store before it is deleted (`--session-ttl`): a day, for looking into yesterday's conversations. */
 export const DEFAULT_SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long SIGTERM waits for requests in flight before the server stops anyway (`--drain-timeout`). */

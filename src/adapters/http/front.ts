@@ -4,6 +4,7 @@
  * its own SDK transport (`live-sessions.ts`), or in a store any replica reads (`stored-sessions.ts`).
  * Everything a request meets before it reaches its session is decided here, once, for both:
  *
+ * - how many connections it holds, with room kept for the probes (`connection-cap.ts`);
  * - where it listens (127.0.0.1 unless told otherwise) and who may call it: `Host` and `Origin`
  *   are checked on every MCP request (DNS rebinding), and off loopback only listed origins serve;
  * - `GET /healthz` and `GET /readyz` (SPEC §9), and `GET /metrics` when metrics are kept;
@@ -11,7 +12,9 @@
  * - the stateless 2026-07-28 wire, which has no session at all;
  * - what a new session must start with (`initialize`), and when it is refused: beyond the session
  *   cap, or while draining (503 with `Retry-After` either way);
- * - the `Skillport-Registry-Digest` header on every answer;
+ * - the bearer token, when there is one (`bearer-token.ts`);
+ * - the `Skillport-Registry-Digest` header on every answer past those checks (not on a probe,
+ *   a 403 or a 401);
  * - drain: `/readyz` turns 503, new sessions and event streams are refused, what is in flight
  *   finishes, then the server closes;
  * - how a failure is answered: a store that cannot answer in time is a 503 (`store-unavailable.ts`),
@@ -24,8 +27,18 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { SessionGoneError } from "../../session/store.js";
 import type { McpServerOptions, McpSessionFactory } from "../mcp.js";
 import { parseAllowedOrigin, parseBindAddress, requestAllowed, type BindAddress } from "./address.js";
+import { bearerCheck, bearerTokenProblem, refuseUnauthorized } from "./bearer-token.js";
 import { readJsonBody, refuseBody, sendError } from "./body.js";
-import { DEFAULT_MCP_HTTP_HOST, DEFAULT_STATELESS_DEADLINE_MS, defaultMaxSessions, SESSION_CAP_RETRY_AFTER_SECONDS } from "./defaults.js";
+import { capConnections } from "./connection-cap.js";
+import {
+  DEFAULT_MCP_HTTP_HOST,
+  DEFAULT_STATELESS_DEADLINE_MS,
+  defaultMaxConnections,
+  defaultMaxSessions,
+  HEADERS_TIMEOUT_MS,
+  REQUEST_TIMEOUT_MS,
+  SESSION_CAP_RETRY_AFTER_SECONDS,
+} from "./defaults.js";
 import { stampRegistryDigest } from "./digest-header.js";
 import type { ServerMetrics } from "./metrics.js";
 import { isStatelessRequest, serveStatelessRequest, type StatelessLimits } from "./stateless.js";
@@ -83,6 +96,18 @@ export interface HttpFrontListen {
   metrics?: ServerMetrics;
   /** True once the registry has loaded (readiness); default: always, as a runtime is loaded before it serves. */
   registryLoaded?: () => boolean;
+  /**
+   * The bearer token every MCP request and `/metrics` must carry (`Authorization: Bearer …`);
+   * the probes stay open. Required off loopback: a string, or `false` to say that something in
+   * front of the server authenticates instead. On loopback it is optional, but loopback does
+   * not keep out other users of this machine: give one to a server that can write skills.
+   */
+  authToken?: string | false;
+  /**
+   * Connections held at most (`connection-cap.ts`); a few more are admitted for the probes only.
+   * Default `defaultMaxConnections()`.
+   */
+  maxConnections?: number;
 }
 
 export interface HttpFront {
@@ -100,20 +125,32 @@ export interface HttpFront {
 }
 
 /** The checks of `listen` a caller can make before building a backend: bad options fail before anything starts. */
-export function checkListen(listen: HttpFrontListen): { bind: BindAddress; allowedOrigins: Set<string>; maxSessions: number } {
+export function checkListen(listen: HttpFrontListen): { bind: BindAddress; allowedOrigins: Set<string>; maxSessions: number; maxConnections: number } {
   const bind = parseBindAddress(listen.host ?? DEFAULT_MCP_HTTP_HOST);
   const allowedOrigins = new Set((listen.allowedOrigins ?? []).map(parseAllowedOrigin));
   if (!bind.loopback && allowedOrigins.size === 0) {
     throw new TypeError(`serving on ${bind.urlHost}, which is not loopback, needs allowedOrigins: the origins browsers may call from`);
   }
+  if (typeof listen.authToken === "string") {
+    const problem = bearerTokenProblem(listen.authToken);
+    if (problem !== null) throw new RangeError(`authToken: ${problem}`);
+  } else if (listen.authToken !== undefined && listen.authToken !== false) {
+    throw new TypeError("authToken must be a string, or false");
+  }
+  if (!bind.loopback && listen.authToken === undefined) {
+    throw new TypeError(`serving on ${bind.urlHost}, which is not loopback, needs authToken: a bearer token (or false when something in front authenticates)`);
+  }
   const maxSessions = listen.maxSessions ?? defaultMaxSessions();
   if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) throw new RangeError(`maxSessions must be a positive whole number, not ${maxSessions}`);
-  return { bind, allowedOrigins, maxSessions };
+  const maxConnections = listen.maxConnections ?? defaultMaxConnections();
+  if (!Number.isSafeInteger(maxConnections) || maxConnections < 1) throw new RangeError(`maxConnections must be a positive whole number, not ${maxConnections}`);
+  return { bind, allowedOrigins, maxSessions, maxConnections };
 }
 
 export async function serveHttpFront(runtime: McpSessionFactory, options: McpServerOptions, listen: HttpFrontListen, backend: SessionBackend): Promise<HttpFront> {
-  const { bind, allowedOrigins, maxSessions } = checkListen(listen);
+  const { bind, allowedOrigins, maxSessions, maxConnections } = checkListen(listen);
   const metrics = listen.metrics ?? null;
+  const authorized = typeof listen.authToken === "string" ? bearerCheck(listen.authToken) : null;
   let draining = false;
   /** Requests being answered (event streams leave the count once open), and who waits for none. */
   let active = 0;
@@ -185,16 +222,27 @@ export async function serveHttpFront(runtime: McpSessionFactory, options: McpSer
     const url = new URL(req.url ?? "/", "http://localhost");
     // Probes carry no Host a server would know (a balancer's check), and reveal nothing.
     if (req.method === "GET" && (url.pathname === "/healthz" || url.pathname === "/readyz")) return handleProbe(res, url.pathname);
+    if (connections.probesOnly(req.socket)) {
+      return sendError(res, 503, -32000, `Server busy: it holds ${maxConnections} connections, the most it serves; try again later`, {
+        "retry-after": String(SESSION_CAP_RETRY_AFTER_SECONDS),
+        connection: "close",
+      });
+    }
     const allowed = requestAllowed(bind, allowedOrigins, req.headers.host, req.headers.origin);
-    if (url.pathname === "/metrics" && metrics && allowed) {
+    const isMetrics = url.pathname === "/metrics" && metrics !== null && allowed;
+    if (!isMetrics && url.pathname !== MCP_HTTP_PATH) return sendError(res, 404, -32601, `Not found: the MCP endpoint is ${MCP_HTTP_PATH}`);
+    if (!allowed) return sendError(res, 403, -32600, "Forbidden: Host or Origin not allowed (DNS-rebinding protection)");
+    if (authorized && !authorized(req.headers.authorization)) return refuseUnauthorized(res, req.headers.authorization !== undefined);
+    // Only now: a refused request (a rebinding page's, an unauthorized one) and a probe learn
+    // nothing of what the server serves.
+    await stampRegistryDigest(res, listen.registryDigest);
+    if (isMetrics && metrics) {
       if (req.method !== "GET") return sendError(res, 405, -32000, "Method not allowed", { allow: "GET" });
       const text = await metrics.render();
       res.writeHead(200, { "content-type": metrics.contentType });
       res.end(text);
       return;
     }
-    if (url.pathname !== MCP_HTTP_PATH) return sendError(res, 404, -32601, `Not found: the MCP endpoint is ${MCP_HTTP_PATH}`);
-    if (!allowed) return sendError(res, 403, -32600, "Forbidden: Host or Origin not allowed (DNS-rebinding protection)");
     const sessionId = req.headers["mcp-session-id"];
     if (typeof sessionId === "string") {
       if (draining && req.method === "GET") {
@@ -222,8 +270,7 @@ export async function serveHttpFront(runtime: McpSessionFactory, options: McpSer
     });
     // While draining, every answer says the connection closes, so clients come back through the balancer.
     if (draining) res.setHeader("connection", "close");
-    stampRegistryDigest(res, listen.registryDigest)
-      .then(() => handle(req, res, release))
+    handle(req, res, release)
       .catch((error: unknown) => {
         if (isStoreUnavailable(error)) {
           metrics?.error("store_unavailable");
@@ -241,6 +288,11 @@ export async function serveHttpFront(runtime: McpSessionFactory, options: McpSer
         else res.end();
       });
   });
+
+  // A client sending a byte now and then holds its connection only this long.
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  const connections = capConnections(server, maxConnections);
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -13,7 +13,7 @@ import type http from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { createMcpConnection, type McpConnection, type McpServerOptions, type McpSessionFactory } from "../mcp.js";
 import { readJsonBody, refuseBody, sendError } from "./body.js";
-import { DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS } from "./defaults.js";
+import { DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, STREAM_IDLE_FACTOR } from "./defaults.js";
 import { answerDirectToolCall, directToolCall } from "./direct-call.js";
 import { serveHttpFront, type HttpFrontListen, type SessionBackend } from "./front.js";
 
@@ -46,17 +46,30 @@ interface Entry {
   connection: McpConnection;
   /** When a request for this session last started or ended. */
   lastActive: number;
-  /** Requests still being answered, open SSE streams included: a client holding one is not idle. */
+  /** Requests still being answered, event streams not included: a client waiting for one is not idle. */
   inFlight: number;
+  /**
+   * Event streams (GET) open: they keep the session from idling only up to a bound of their own
+   * (`streamIdleTimeoutMs`), or a stream per session would hold every place under the cap.
+   */
+  streams: number;
 }
 
 export interface McpHttpListen extends HttpFrontListen {
   /** Sessions with no request for this long are ended; 0 = never. Default 30 minutes. */
   idleTimeoutMs?: number;
+  /**
+   * A session whose only open request is an event stream (GET) is ended once it has sent no
+   * other request for this long (its stream closed with it); never less than `idleTimeoutMs`.
+   * Default twice `idleTimeoutMs`; with `idleTimeoutMs` 0, streams too keep sessions for ever.
+   */
+  streamIdleTimeoutMs?: number;
 }
 
 export async function serveMcpHttp(runtime: McpSessionFactory, options: McpServerOptions, listen: McpHttpListen): Promise<McpHttpServing> {
   const idleTimeoutMs = listen.idleTimeoutMs ?? DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS;
+  const streamIdleTimeoutMs = Math.max(idleTimeoutMs, listen.streamIdleTimeoutMs ?? idleTimeoutMs * STREAM_IDLE_FACTOR);
+  if (!(Number.isFinite(streamIdleTimeoutMs) && streamIdleTimeoutMs >= 0)) throw new RangeError(`streamIdleTimeoutMs must be 0 or more milliseconds, not ${listen.streamIdleTimeoutMs}`);
   const entries = new Map<string, Entry>();
   const connections = new Map<string, McpConnection>();
 
@@ -76,7 +89,7 @@ export async function serveMcpHttp(runtime: McpSessionFactory, options: McpServe
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
-        entries.set(id, { transport, connection, lastActive: Date.now(), inFlight: 0 });
+        entries.set(id, { transport, connection, lastActive: Date.now(), inFlight: 0, streams: 0 });
         connections.set(id, connection);
       },
     });
@@ -90,7 +103,7 @@ export async function serveMcpHttp(runtime: McpSessionFactory, options: McpServe
   const request = async (req: http.IncomingMessage, res: http.ServerResponse, sessionId: string, release: () => void): Promise<void> => {
     const entry = entries.get(sessionId);
     if (!entry) return sendError(res, 404, -32001, "Session not found: start a new session with an initialize request");
-    trackActivity(entry, res);
+    trackActivity(entry, res, req.method === "GET");
     // A GET holds the session's event stream open: not a request draining waits for.
     if (req.method === "GET") release();
     if (req.method === "POST") writeInOnePiece(res);
@@ -121,8 +134,9 @@ export async function serveMcpHttp(runtime: McpSessionFactory, options: McpServe
   const sweepIdle = (): void => {
     const now = Date.now();
     for (const [id, entry] of entries) {
-      if (entry.inFlight > 0 || now - entry.lastActive < idleTimeoutMs) continue;
-      options.log(`mcp http: session ${id} idle for ${Math.round((now - entry.lastActive) / 1000)}s; closed`);
+      if (entry.inFlight > 0 || now - entry.lastActive < (entry.streams > 0 ? streamIdleTimeoutMs : idleTimeoutMs)) continue;
+      const streams = entry.streams > 0 ? `, with ${entry.streams} event stream(s) open` : "";
+      options.log(`mcp http: session ${id} idle for ${Math.round((now - entry.lastActive) / 1000)}s${streams}; closed`);
       endSession(id).catch((error: unknown) => options.log(`mcp http: closing idle session ${id}: ${(error as Error).message}`));
     }
   };
@@ -156,12 +170,14 @@ function writeInOnePiece(res: http.ServerResponse): void {
   setImmediate(() => res.uncork());
 }
 
-function trackActivity(entry: Entry, res: http.ServerResponse): void {
+function trackActivity(entry: Entry, res: http.ServerResponse, stream: boolean): void {
   entry.lastActive = Date.now();
-  entry.inFlight += 1;
+  if (stream) entry.streams += 1;
+  else entry.inFlight += 1;
   // "close" fires both when the answer is complete and when the client drops the connection.
   res.once("close", () => {
-    entry.inFlight -= 1;
+    if (stream) entry.streams -= 1;
+    else entry.inFlight -= 1;
     entry.lastActive = Date.now();
   });
 }

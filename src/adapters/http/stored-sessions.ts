@@ -342,8 +342,13 @@ export async function serveMcpHttpReplicated(
     const body = await readJsonBody(req);
     if (!body.ok) return refuseBody(res, body);
     const message = body.value as JsonRpcLike;
-    // Handled before the session is read: a cancellation must not wait behind the store.
+    // Acted on at once for a session this replica holds: a cancellation must not wait behind the
+    // store. One for a session it does not hold is checked first: a cancellation naming no
+    // session is refused, not passed on to every replica.
     if (!Array.isArray(body.value) && message.method === "notifications/cancelled" && message.id === undefined) {
+      if (!cache.has(sessionId) && !(await sessionFor(sessionId))) {
+        return sendError(res, 404, -32001, "Session not found: start a new session with an initialize request");
+      }
       cancelCall(sessionId, (message as { params?: { requestId?: unknown } }).params?.requestId);
       res.writeHead(202, { "mcp-session-id": sessionId }).end();
       return;
@@ -426,9 +431,16 @@ export async function serveMcpHttpReplicated(
   };
 
   const request = async (req: http.IncomingMessage, res: http.ServerResponse, sessionId: string, release: () => void): Promise<void> => {
-    if (req.method === "POST") return handlePost(req, res, sessionId);
-    if (req.method === "GET") return handleGet(req, res, sessionId, release);
-    if (req.method === "DELETE") return handleDelete(res, sessionId);
+    try {
+      if (req.method === "POST") return await handlePost(req, res, sessionId);
+      if (req.method === "GET") return await handleGet(req, res, sessionId, release);
+      if (req.method === "DELETE") return await handleDelete(res, sessionId);
+    } catch (error) {
+      // Deleted from the store under this replica (a prune): the front answers 404, and the
+      // copy held here goes, so the next request does not find it either.
+      if (error instanceof SessionGoneError) forgetSession(sessionId);
+      throw error;
+    }
     return sendError(res, 405, -32000, "Method not allowed", { allow: "GET, POST, DELETE" });
   };
 

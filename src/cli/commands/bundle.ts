@@ -34,7 +34,7 @@ export async function bundleCommand(dir: string, outDir: string | undefined, opt
   }
   if (outDir === undefined) throw new CliError("bundle needs DIR and OUT (or --verify BUNDLE)", EXIT_USAGE);
   // An agent source's skills are private to that agent, and a bundle is served to every agent.
-  const config = readConfig({ config: options.config }, process.cwd());
+  const config = readConfig({ config: options.config }, process.cwd(), out);
   let result;
   try {
     result = await writeBundle(dir, outDir, { privateRoots: privateRootsOf(config?.sources ?? []) });

@@ -1,9 +1,11 @@
 import path from "node:path";
 import type { Command } from "commander";
 import { parseAllowedOrigin, parseBindAddress, type BindAddress } from "../../adapters/http/address.js";
-import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS } from "../../adapters/http/defaults.js";
+import { PROBE_CONNECTIONS } from "../../adapters/http/connection-cap.js";
+import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS, STREAM_IDLE_FACTOR } from "../../adapters/http/defaults.js";
 import type { McpServerOptions } from "../../adapters/mcp.js";
 import type { SessionOptions } from "../../session/session.js";
+import type { SkillSource } from "../../registry/types.js";
 import { InvalidArgumentError } from "commander";
 import { nonNegativeInteger, portNumber, positiveInteger, positiveSeconds } from "../arg-parsers.js";
 import type { CommandHost } from "../command-host.js";
@@ -14,6 +16,7 @@ import { withReferenceChecks } from "../../package/reference-check.js";
 import { openRuntime } from "../runtime-context.js";
 import { noSkillsFoundText } from "../search-report.js";
 import { defaultLogDir } from "../session-logs.js";
+import { defaultTokenFile, readTokenFile, userToken } from "../http-token.js";
 import { packageVersion } from "../version.js";
 import { isDatabaseUrl } from "../../session/open-store.js";
 import { DEFAULT_STORE_TIMEOUT_MS, type SessionStore } from "../../session/store.js";
@@ -51,6 +54,12 @@ export interface McpOptions extends Omit<CommonOptions, "json"> {
   drainTimeout?: number;
   /** Serve `GET /metrics` (Prometheus text). */
   metrics?: boolean;
+  /** A file holding the bearer token every MCP request must carry. */
+  authTokenFile?: string;
+  /** Connections held at most. */
+  maxConnections?: number;
+  /** Seconds an event stream alone keeps a session from idling. */
+  streamIdleTimeout?: number;
 }
 
 export function registerMcpCommand(program: Command, { out, run }: CommandHost): void {
@@ -79,7 +88,21 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
       )
       .option("--drain-timeout <seconds>", `with --http, how long SIGTERM waits for requests in flight before exiting (default: ${DEFAULT_DRAIN_TIMEOUT_MS / 1000})`, nonNegativeInteger)
       .option("--metrics", "with --http, serve GET /metrics in the Prometheus text format")
+      .option(
+        "--auth-token-file <file>",
+        "with --http, require the bearer token in this file (Authorization: Bearer TOKEN) on every MCP request; without it, a server with --authoring or off loopback makes one in your state directory",
+      )
       .option("--max-sessions <n>", "with --http, live sessions at most; beyond it initialize gets 503 with Retry-After (default: sized for this machine)", positiveInteger)
+      .option(
+        "--max-connections <n>",
+        `with --http, connections held at most (${PROBE_CONNECTIONS} more are kept for /healthz and /readyz); the oldest idle one makes way for a newcomer (default: sized for this machine)`,
+        positiveInteger,
+      )
+      .option(
+        "--stream-idle-timeout <seconds>",
+        `with --http (without --store), end a session whose only open request is an event stream after this long without another (default: ${STREAM_IDLE_FACTOR} × --idle-timeout; never less than it)`,
+        nonNegativeInteger,
+      )
       .option("--watch", "rescan when skill files change and tell clients the tools, resources and prompts changed")
       .option("--authoring <dir>", "offer the `skill_manage` tool, writing skills into this folder (created if missing; private to --agent when given)")
       .option("--log-dir <dir>", "directory for session logs (default: $XDG_STATE_HOME/skillport/sessions, else ~/.local/state/skillport/sessions)")
@@ -95,6 +118,11 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   if (options.idleTimeout !== undefined && options.http === undefined) throw new CliError("--idle-timeout only applies with --http PORT", EXIT_USAGE);
   if (options.allowedOrigin !== undefined && options.http === undefined) throw new CliError("--allowed-origin only applies with --http PORT", EXIT_USAGE);
   if (options.maxSessions !== undefined && options.http === undefined) throw new CliError("--max-sessions only applies with --http PORT", EXIT_USAGE);
+  if (options.maxConnections !== undefined && options.http === undefined) throw new CliError("--max-connections only applies with --http PORT", EXIT_USAGE);
+  if (options.streamIdleTimeout !== undefined && (options.http === undefined || options.store !== undefined)) {
+    // Replicas keep no event stream alive: idle sessions are claimed through the store whatever streams they have.
+    throw new CliError("--stream-idle-timeout only applies with --http PORT without --store", EXIT_USAGE);
+  }
   if (options.store !== undefined && options.http === undefined) throw new CliError("--store only applies with --http PORT", EXIT_USAGE);
   for (const [given, flag] of [
     [options.storeTimeout, "--store-timeout"],
@@ -104,6 +132,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   }
   if (options.drainTimeout !== undefined && options.http === undefined) throw new CliError("--drain-timeout only applies with --http PORT", EXIT_USAGE);
   if (options.metrics !== undefined && options.http === undefined) throw new CliError("--metrics only applies with --http PORT", EXIT_USAGE);
+  if (options.authTokenFile !== undefined && options.http === undefined) throw new CliError("--auth-token-file only applies with --http PORT", EXIT_USAGE);
   if (options.store !== undefined && !isDatabaseUrl(options.store)) {
     throw new CliError(`--store takes a postgres:// URL; got ${JSON.stringify(options.store.split("@").at(-1))}`, EXIT_USAGE);
   }
@@ -114,6 +143,8 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
     throw new CliError("--log-dir and --no-log do not apply with --store: sessions are kept in the store", EXIT_USAGE);
   }
   const bind = options.http === undefined ? null : bindAddressOf(options);
+  // Read before anything starts, so a bad --auth-token-file fails fast.
+  const tokenFromFile = options.authTokenFile === undefined ? undefined : readTokenFile(path.resolve(options.authTokenFile));
   const store = options.store === undefined ? undefined : await openStore(options.store, options.storeTimeout);
   let context;
   try {
@@ -150,6 +181,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
   let metrics: import("../../adapters/http/metrics.js").ServerMetrics | null = null;
   try {
     if (options.http !== undefined) {
+      const authToken = httpAuthToken(options, tokenFromFile, bind!, sources, out);
       const listen = {
         port: options.http,
         host: bind!.listenHost,
@@ -157,6 +189,8 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
         ...(options.idleTimeout !== undefined ? { idleTimeoutMs: options.idleTimeout * 1000 } : {}),
         ...(options.allowedOrigin ? { allowedOrigins: options.allowedOrigin } : {}),
         ...(options.maxSessions !== undefined ? { maxSessions: options.maxSessions } : {}),
+        ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
+        ...(authToken !== undefined ? { authToken } : {}),
       };
       let http: { url: string; port: number; notifyToolsChanged(): Promise<void>; close(): Promise<void> };
       let sessionsOpen = (): number => 0;
@@ -195,7 +229,11 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
       } else {
         // The MCP SDK loads only for this command; every other command starts without it.
         const { serveMcpHttp } = await import("../../adapters/http/live-sessions.js");
-        const live = await serveMcpHttp(runtime, serverOptions, { ...listen, ...(metrics ? { metrics } : {}) });
+        const live = await serveMcpHttp(runtime, serverOptions, {
+          ...listen,
+          ...(options.streamIdleTimeout !== undefined ? { streamIdleTimeoutMs: options.streamIdleTimeout * 1000 } : {}),
+          ...(metrics ? { metrics } : {}),
+        });
         sessionsOpen = () => live.connections.size;
         http = live;
       }
@@ -292,6 +330,27 @@ function bindAddressOf(options: McpOptions): BindAddress {
     );
   }
   return bind;
+}
+
+/**
+ * The bearer token the server requires, if any: the one in `--auth-token-file`, else, for a
+ * server that can write skills (`--authoring`) or that listens beyond loopback, the user's own
+ * (made on first need). Loopback keeps out other machines, not other users of this one, and a
+ * server that writes would let any of them plant a skill.
+ */
+function httpAuthToken(options: McpOptions, fromFile: string | undefined, bind: BindAddress, sources: readonly SkillSource[], out: CliOutput): string | undefined {
+  if (fromFile !== undefined) {
+    out.log(`requiring the bearer token in ${options.authTokenFile} (Authorization: Bearer TOKEN)`);
+    return fromFile;
+  }
+  // `--authoring`, or a writable source a config file named: either offers `skill_manage`.
+  const writes = sources.some((source) => source.writable === true);
+  if (!writes && bind.loopback) return undefined;
+  const file = defaultTokenFile();
+  const token = userToken(file);
+  const why = writes ? "clients can write skills (skill_manage)" : `--host ${options.host} is not loopback`;
+  out.log(`requiring a bearer token (${why}): clients send Authorization: Bearer TOKEN, TOKEN being the contents of ${file} (readable only by you)`);
+  return token;
 }
 
 /** The PostgreSQL store, its schema created or upgraded; an unreachable database is a usage error naming it (without its password). */

@@ -39,7 +39,7 @@ export function registerStoreCommand(program: Command, { out, run }: CommandHost
     .command("prune")
     .description("delete sessions ended or unused for --older-than, with their stored answers, and old replica heartbeats")
     .argument("<url>", "postgres://user@host:port/database")
-    .option("--older-than <seconds>", `age since a session's last write and last request (default: ${DEFAULT_SESSION_TTL_MS / 1000})`, nonNegativeInteger)
+    .option("--older-than <seconds>", `age since a session's last write and last request, 1 or more (default: ${DEFAULT_SESSION_TTL_MS / 1000})`, nonNegativeInteger)
     .option("--json", "print what was deleted as JSON")
     .action((url: string, options: StorePruneOptions) => run(() => storePrune(url, options, out)));
 }
@@ -47,9 +47,12 @@ export function registerStoreCommand(program: Command, { out, run }: CommandHost
 export async function storePrune(url: string, options: StorePruneOptions, out: CliOutput): Promise<ExitCode> {
   if (!isDatabaseUrl(url)) throw new CliError(`store prune needs a postgres:// URL`, EXIT_USAGE);
   const { describeDatabaseUrl } = await import("../../session/store-postgres.js");
+  const olderThanSeconds = options.olderThan ?? DEFAULT_SESSION_TTL_MS / 1000;
+  if (olderThanSeconds === 0) {
+    throw new CliError("--older-than 0 would delete every session, live ones included (a server's --session-ttl 0 means never prune); give an age of 1 second or more", EXIT_USAGE);
+  }
   // The schema is brought up to date first, as `store init` would: pruning needs its write times.
   const opened = await openForCommand(url);
-  const olderThanSeconds = options.olderThan ?? DEFAULT_SESSION_TTL_MS / 1000;
   try {
     const pruned = await opened.prune(olderThanSeconds * 1000);
     if (options.json) writeJson(out, { store: describeDatabaseUrl(url), olderThanSeconds, ...pruned });

@@ -311,8 +311,9 @@ describe("a replica serving other skills than a session was started on", { skip:
     ]);
     try {
       const id = await initialize(old);
-      const pinned = String((await get(old, "/healthz")).headers["skillport-registry-digest"]);
-      const serving = String((await get(next, "/healthz")).headers["skillport-registry-digest"]);
+      // Read from an MCP answer: probes carry no digest.
+      const pinned = String((await get(old, "/mcp")).headers["skillport-registry-digest"]);
+      const serving = String((await get(next, "/mcp")).headers["skillport-registry-digest"]);
       assert.notEqual(pinned, serving);
       const refused = await callSkill(next, id, 2, { name: "alpha" });
       assert.equal(refused.status, 409);

@@ -85,7 +85,7 @@ test("off loopback, the library refuses to serve without allowed origins", async
 });
 
 test("off loopback with --allowed-origin, only listed origins (or none, as non-browser clients send) are served", async () => {
-  const serving = await serveMcpHttp(runtime, SERVER_OPTIONS, { port: 0, host: "0.0.0.0", allowedOrigins: ["https://app.example"], maxSessions: 100 });
+  const serving = await serveMcpHttp(runtime, SERVER_OPTIONS, { port: 0, host: "0.0.0.0", allowedOrigins: ["https://app.example"], maxSessions: 100, authToken: false });
   try {
     const url = new URL(serving.url.replace("0.0.0.0", "127.0.0.1"));
     assert.equal((await initialize(url, { origin: "https://app.example" })).status, 200);
