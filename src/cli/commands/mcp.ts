@@ -1,8 +1,9 @@
 import path from "node:path";
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { parseAllowedOrigin, parseBindAddress, type BindAddress } from "../../adapters/http/address.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS } from "../../adapters/http/defaults.js";
 import type { McpServerOptions } from "../../adapters/mcp.js";
+import { MCP_DEDUP_MODES, type McpDedup } from "../../adapters/mcp-dedup.js";
 import type { SessionOptions } from "../../session/session.js";
 import { InvalidArgumentError } from "commander";
 import { nonNegativeInteger, portNumber, positiveInteger, positiveSeconds } from "../arg-parsers.js";
@@ -51,6 +52,8 @@ export interface McpOptions extends Omit<CommonOptions, "json"> {
   drainTimeout?: number;
   /** Serve `GET /metrics` (Prometheus text). */
   metrics?: boolean;
+  /** `connection`: a repeated activation on one connection answers `already_active`; default `none`. */
+  dedup?: McpDedup;
 }
 
 export function registerMcpCommand(program: Command, { out, run }: CommandHost): void {
@@ -80,6 +83,11 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
       .option("--drain-timeout <seconds>", `with --http, how long SIGTERM waits for requests in flight before exiting (default: ${DEFAULT_DRAIN_TIMEOUT_MS / 1000})`, nonNegativeInteger)
       .option("--metrics", "with --http, serve GET /metrics in the Prometheus text format")
       .option("--max-sessions <n>", "with --http, live sessions at most; beyond it initialize gets 503 with Retry-After (default: sized for this machine)", positiveInteger)
+      .addOption(
+        new Option("--dedup <mode>", "none: every activation answers with the skill's content (a connection is not a conversation); connection: a repeat on one connection answers already_active")
+          .choices(MCP_DEDUP_MODES as string[])
+          .default("none"),
+      )
       .option("--watch", "rescan when skill files change and tell clients the tools, resources and prompts changed")
       .option("--authoring <dir>", "offer the `skill_manage` tool, writing skills into this folder (created if missing; private to --agent when given)")
       .option("--log-dir <dir>", "directory for session logs (default: $XDG_STATE_HOME/skillport/sessions, else ~/.local/state/skillport/sessions)")
@@ -142,6 +150,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
     version: packageVersion(),
     log: (line) => out.log(line),
     ...(options.hideToolFromExtensionClients ? { hideToolFromExtensionClients: true } : {}),
+    dedup: options.dedup ?? "none",
   };
 
   let serving: { done?: Promise<void>; notifyToolsChanged(): Promise<void>; close(): Promise<void>; drain?(timeoutMs: number): Promise<boolean> };
