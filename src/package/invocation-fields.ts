@@ -24,14 +24,16 @@ export const DEFAULT_INVOCATION: SkillInvocation = Object.freeze({
 /** The placeholder a body takes the text typed after the skill's name through (Claude Code's). */
 export const ARGUMENTS_PLACEHOLDER = "$ARGUMENTS";
 
-export function readInvocationFields(
-  raw: Record<string, unknown>,
-  bodyUsesArguments: boolean,
-  warn: (code: string, message: string) => void,
-): SkillInvocation {
+/** Where warnings go: the manifest's findings themselves (no closure per skill on a cold load). */
+export interface InvocationWarnings {
+  warn(code: string, message: string): void;
+}
+
+export function readInvocationFields(raw: Record<string, unknown>, bodyUsesArguments: boolean, findings: InvocationWarnings): SkillInvocation {
   if (!bodyUsesArguments && !("argument-hint" in raw) && !("arguments" in raw) && !("user-invocable" in raw) && !("when_to_use" in raw)) {
     return DEFAULT_INVOCATION;
   }
+  const warn = (code: string, message: string): void => findings.warn(code, message);
   const argumentHint = textField(raw, "argument-hint", warn);
   const argumentNames = namesOf(raw, warn);
   let userInvocable = true;

@@ -121,7 +121,7 @@ export function buildManifest(raw: Record<string, unknown>, skillFile: string, d
     else findings.warn("field_type", `disable-model-invocation must be true or false, got ${JSON.stringify(v)}; ignored`);
   }
 
-  const invocation = readInvocationFields(raw, bodyUsesArguments, (code, message) => findings.warn(code, message));
+  const invocation = readInvocationFields(raw, bodyUsesArguments, findings);
 
   let extra = NO_FIELDS;
   const keys = Object.keys(raw);
