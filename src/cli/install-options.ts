@@ -41,7 +41,7 @@ export function targetsOf(options: PlaceOptions): InstallTarget[] {
   const chosen = targetOf(options);
   if (options.global || options.to) return [chosen];
   const folders = lockedFolders(chosen.lockfile);
-  return folders.length > 0 ? targetsOfLock(chosen.lockfile, folders, chosen.within) : [chosen];
+  return folders.length > 0 ? targetsOfLock(chosen.lockfile, folders, chosen.within, chosen.hosts) : [chosen];
 }
 
 /** Runs installer work, turning its errors into the CLI's: usage → 2, a failed fetch → 1. */

@@ -10,15 +10,24 @@
  * digest (edited by hand) or one installed from another source. The lockfile is rewritten after
  * each skill is placed, so it never lags a crash by more than one skill.
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
-import { digestOfPackage } from "../package/package-digest.js";
+import { computedHashOf } from "./computed-hash.js";
+import { fileChanges, fileChangesText, fileDigestRecord, packageFileDigests, type FileChanges } from "./file-changes.js";
+import { readGlobalSkillLock } from "./global-skill-lock.js";
+import { blockedHostEntries, detectedHostIds, everyLinkedHostFolder, hostFolders, linkHostFolders, unlinkHostFolders } from "./host-links.js";
+import { detectedHosts, hostById } from "./hosts.js";
 import { InstallError } from "./install-error.js";
+import { lockedSourceSpec } from "./locked-source.js";
 import { readSkillsLock, writeSkillsLock, type LockedSkill, type SkillsLock } from "./lockfile.js";
 import { exists, placeStaged, removeAbandonedTemporaries, removePlaced, stageSkill, withInstallLock, type CopyListener } from "./placement.js";
 import { skillAt, skillsOfSource, type SourceSkill } from "./source-skills.js";
 import { withFetchedCommit } from "./git-fetch.js";
 import { parseSource, type SourceSpec } from "./source-spec.js";
 import { checkTargetInside, type InstallTarget } from "./targets.js";
+import { inPlugin, pluginsOfSource } from "./plugins.js";
+import { skippedDotFolders } from "./skills-dot-folders.js";
+import { readSiteIndex, withFetchedSite, type FetchedSite } from "./well-known.js";
 
 export type SkillStatus = "installed" | "updated" | "unchanged" | "refused" | "removed" | "ok" | "modified" | "missing";
 
@@ -41,6 +50,10 @@ export interface SkillOutcome {
   path?: string;
   /** Set on a refusal because the folder has no such skill installed (a name asked for that is not there). */
   notInstalled?: true;
+  /** For `modified`: the files added, removed and changed since it was installed (when the lockfile records each file). */
+  changes?: FileChanges;
+  /** The hosts (hosts.ts ids) whose folders lead to it. */
+  hosts?: string[];
 }
 
 export interface InstallReport {
@@ -61,15 +74,29 @@ export interface InstallOptions {
   onProgress?: (line: string) => void;
   /** Called after each file of a skill is written into its temporary folder. */
   onCopy?: CopyListener;
+  /** Hosts (ids of hosts.ts, or `*` for every one detected) whose folders are linked to each skill installed (`--agent`). */
+  agents?: readonly string[];
+  /** Copy into each host's folder instead of linking (`--copy`). */
+  copy?: boolean;
+}
+
+/** What `add` and `add --list` may narrow a source to. */
+export interface SourceNarrowing {
+  /** A folder inside the source to look in (`--path`), after any path the SOURCE names itself. */
+  path?: string;
+  /** Only the skills of this plugin (`--plugin`). */
+  plugin?: string;
 }
 
 /** Where a skill came from, as the lockfile records it. */
 interface Provenance {
   source: string;
-  sourceType: "git" | "local";
+  sourceType: "git" | "local" | "well-known";
   url: string;
   ref: string | null;
   commit: string | null;
+  /** A well-known site's fetch: each skill's artifact digest and the entries refused. */
+  site?: FetchedSite;
 }
 
 /** What a source holds, for `add --list`. */
@@ -78,35 +105,49 @@ export interface SourceListing {
   ref: string | null;
   commit: string | null;
   skills: Array<{ name: string; path: string; description: string | null; installable: boolean; problems: string[] }>;
+  /** The plugins the source holds (marketplaces, lone plugins), each with the names of its skills found; absent when it holds none. */
+  plugins?: Array<{ name: string; description: string | null; kind: "claude" | "codex"; skills: string[]; elsewhere?: string }>;
+  /** When nothing was found: the dot-folders discovery did not search, which `--path` can name. */
+  skipped?: string[];
+  /** What could not be read of the source's plugin manifests. */
+  notes?: string[];
 }
 
-export async function listSourceSkills(source: string, options: Omit<InstallOptions, "target" | "force" | "onCopy">): Promise<SourceListing> {
+export async function listSourceSkills(source: string, options: Omit<InstallOptions, "target" | "force" | "onCopy"> & SourceNarrowing): Promise<SourceListing> {
   const spec = parseSource(source, options.cwd ?? process.cwd(), options.home ?? defaultHome());
-  return withSourceTree(spec, specRef(spec), options, async (root, provenance) => {
-    const skills = await skillsOfSource(root, specPath(spec));
+  return withSourceTree(spec, specRef(spec), options, null, async (root, provenance) => {
+    const inside = insideOf(spec, options.path);
+    const narrowed = narrowToPlugin(root, await skillsOfSource(root, inside), options.plugin);
+    const skills = [...narrowed.skills.map((s) => ({ name: s.name, path: s.path, description: s.description, installable: s.problems.length === 0, problems: s.problems })), ...siteRefusals(provenance, null).map((r) => ({ name: r.name, path: "", description: null, installable: false, problems: r.problems }))];
+    const { plugins, notes } = pluginsOfSource(fs.realpathSync.native(root));
     return {
       url: provenance.url,
       ref: provenance.ref,
       commit: provenance.commit,
-      skills: skills.map((s) => ({ name: s.name, path: s.path, description: s.description, installable: s.problems.length === 0, problems: s.problems })),
+      skills,
+      ...(plugins.length > 0 ? { plugins: plugins.map((p) => ({ name: p.name, description: p.description, kind: p.kind, skills: skills.filter((s) => inPlugin(p, s.path) && !p.elsewhere).map((s) => s.name), ...(p.elsewhere ? { elsewhere: p.elsewhere } : {}) })) } : {}),
+      ...(skills.length === 0 ? { skipped: skippedOf(root, inside) } : {}),
+      ...(notes.length > 0 ? { notes } : {}),
     };
   });
 }
 
 /** `add SOURCE`: every skill the source holds, or those named in `skills`. */
-export async function installSkills(source: string, options: InstallOptions & { skills?: readonly string[] }): Promise<InstallReport> {
+export async function installSkills(source: string, options: InstallOptions & SourceNarrowing & { skills?: readonly string[] }): Promise<InstallReport> {
   const spec = parseSource(source, options.cwd ?? process.cwd(), options.home ?? defaultHome());
   return withInstallLock(options.target.lockfile, () => installLocked(spec, options));
 }
 
-async function installLocked(spec: SourceSpec, options: InstallOptions & { skills?: readonly string[] }): Promise<InstallReport> {
+async function installLocked(spec: SourceSpec, options: InstallOptions & SourceNarrowing & { skills?: readonly string[] }): Promise<InstallReport> {
   checkTargetInside(options.target);
   const lock = readSkillsLock(options.target.lockfile);
   removeAbandonedTemporaries(options.target.dir);
-  return withSourceTree(spec, specRef(spec), options, async (root, provenance) => {
-    const found = await skillsOfSource(root, specPath(spec));
-    const wanted = options.skills && options.skills.length > 0 ? new Set(options.skills) : null;
-    const outcomes: SkillOutcome[] = [];
+  const wanted = options.skills && options.skills.length > 0 ? new Set(options.skills) : null;
+  return withSourceTree(spec, specRef(spec), options, wanted, async (root, provenance) => {
+    const inside = insideOf(spec, options.path);
+    const found = narrowToPlugin(root, await skillsOfSource(root, inside), options.plugin).skills;
+    const outcomes: SkillOutcome[] = siteRefusals(provenance, wanted).map((r) => refused(r.name, options.target, r.problems));
+    const refusedOfSite = new Set(outcomes.map((o) => o.name));
     const seen = new Set<string>();
     for (const skill of found) {
       if (wanted && !wanted.has(skill.name)) continue;
@@ -116,9 +157,13 @@ async function installLocked(spec: SourceSpec, options: InstallOptions & { skill
       outcomes.push(await putSkill(skill, provenance, lock, options, { mode: "add", duplicate }));
     }
     for (const name of wanted ?? []) {
-      if (!seen.has(name)) outcomes.push(refused(name, options.target, [`the source holds no skill named ${name}${found.length > 0 ? ` (it holds: ${[...new Set(found.map((s) => s.name))].join(", ")})` : ""}`]));
+      if (!seen.has(name) && !refusedOfSite.has(name)) outcomes.push(refused(name, options.target, [`the source holds no skill named ${name}${found.length > 0 ? ` (it holds: ${[...new Set(found.map((s) => s.name))].join(", ")})` : ""}`]));
     }
-    if (found.length === 0 && !wanted) throw new InstallError(`${spec.given} holds no skills${specPath(spec) ? ` under ${specPath(spec)}` : ""}`, "failed");
+    if (found.length === 0 && !wanted && outcomes.length === 0) {
+      if (options.plugin) throw new InstallError(`plugin ${options.plugin} of ${spec.given} holds no skills`, "failed");
+      const skipped = skippedOf(root, inside);
+      throw new InstallError(`${spec.given} holds no skills${inside ? ` under ${inside}` : ""}${skipped.length > 0 ? `; these dot-folders were not searched (name one with --path): ${skipped.join(", ")}` : ""}`, "failed");
+    }
     return { lockfile: options.target.lockfile, skills: outcomes };
   });
 }
@@ -137,15 +182,14 @@ async function installFrozen(options: InstallOptions & { skills?: readonly strin
   const outcomes: SkillOutcome[] = entries.missing.map((name) => refused(name, options.target, [`${path.basename(options.target.lockfile)} records no skill named ${name} in ${options.target.folder}`]));
   for (const group of groupBy(entries.found, (e) => `${e.entry.sourceType}\0${e.entry.url}\0${e.entry.commit ?? ""}`)) {
     const first = group[0]!.entry;
-    const spec = specOfEntry(first);
-    await withSourceTree(spec, first.commit, options, async (root, fetched) => {
+    await withLockedSourceTree(first, group, first.commit, options, async (root, fetched) => {
       for (const { name, entry } of group) {
         const skill = skillAt(root, entry.path);
         if (!skill || skill.name !== name) {
-          outcomes.push(refused(name, options.target, [`the source has no skill ${name} at ${entry.path || "its root"} in ${first.commit ?? first.url}`]));
+          outcomes.push(refused(name, options.target, siteRefusals(fetched, new Set([name]))[0]?.problems ?? [`the source has no skill ${name} at ${entry.path || "its root"} in ${first.commit ?? first.url}`]));
           continue;
         }
-        outcomes.push(await putSkill(skill, { ...fetched, source: entry.source, ref: entry.ref }, lock, options, { mode: "frozen", expectedDigest: entry.digest }));
+        outcomes.push(await putSkill(skill, { ...fetched, source: entry.source, ref: entry.ref }, lock, options, { mode: "frozen", expectedDigest: entry.digest, expectedHash: entry.computedHash }));
       }
     }).catch((error: unknown) => {
       // One source that cannot be fetched (or a local folder gone) refuses its own skills, not the others'.
@@ -172,8 +216,7 @@ async function updateLocked(options: InstallOptions & { names?: readonly string[
   }));
   for (const group of groupBy(entries.found, (e) => `${e.entry.sourceType}\0${e.entry.url}\0${e.entry.ref ?? ""}`)) {
     const first = group[0]!.entry;
-    const spec = specOfEntry(first);
-    await withSourceTree(spec, first.ref, options, async (root, fetched) => {
+    await withLockedSourceTree(first, group, first.ref, options, async (root, fetched) => {
       let discovered: SourceSkill[] | null = null;
       for (const { name, entry } of group) {
         let skill = skillAt(root, entry.path);
@@ -183,7 +226,8 @@ async function updateLocked(options: InstallOptions & { names?: readonly string[
           skill = discovered.find((s) => s.name === name) ?? null;
         }
         if (!skill) {
-          outcomes.push(refused(name, options.target, [`${entry.source} no longer holds a skill named ${name}`]));
+          // A site's entry refused while fetching (a digest that no longer matches) says why, not "gone".
+          outcomes.push(refused(name, options.target, siteRefusals(fetched, new Set([name]))[0]?.problems ?? [`${entry.source} no longer holds a skill named ${name}`]));
           continue;
         }
         outcomes.push(await putSkill(skill, { ...fetched, source: entry.source, ref: entry.ref }, lock, options, { mode: "update" }));
@@ -223,16 +267,18 @@ async function removeLocked(names: readonly string[], options: Pick<InstallOptio
     if (entry && present && !options.force) {
       const edited = editedSince(dir, entry);
       if (edited) {
-        outcomes.push(refused(name, target, [`${edited}; use --force to remove it and lose those changes`]));
+        outcomes.push(refused(name, target, [`${edited.message}; use --force to remove it and lose those changes`]));
         continue;
       }
     }
+    // The hosts' links first: once the skill is gone they would lead nowhere.
+    const unlinked = target.hosts ? unlinkHostFolders(name, target.dir, [...hostFolders(knownHosts(entry?.hosts), target.hosts), ...everyLinkedHostFolder(target.hosts)], new Set(entry?.hosts ?? [])) : [];
     if (present) removePlaced(target.dir, name);
     if (entry) {
       lock.get(target.folder)!.delete(name);
       writeSkillsLock(target.lockfile, lock);
     }
-    outcomes.push({ name, status: "removed", dir, folder: target.folder, messages: present ? [] : ["its folder was already gone"] });
+    outcomes.push({ name, status: "removed", dir, folder: target.folder, messages: [...(present ? [] : ["its folder was already gone"]), ...unlinked.map((link) => `removed ${link}`)] });
   }
   return { lockfile: target.lockfile, skills: outcomes };
 }
@@ -244,13 +290,13 @@ export async function verifySkills(options: Pick<InstallOptions, "target">): Pro
   const outcomes: SkillOutcome[] = [];
   for (const [name, entry] of [...(lock.get(target.folder) ?? new Map<string, LockedSkill>())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const dir = path.join(target.dir, name);
-    const base = { name, dir, folder: target.folder, commit: entry.commit, digest: entry.digest, path: entry.path };
+    const base = { name, dir, folder: target.folder, commit: entry.commit, path: entry.path, ...(entry.digest !== null ? { digest: entry.digest } : {}), ...(entry.hosts ? { hosts: entry.hosts } : {}) };
     if (!exists(dir)) {
       outcomes.push({ ...base, status: "missing", messages: [`${path.basename(target.lockfile)} records ${name}, but its folder is gone`] });
       continue;
     }
     const edited = editedSince(dir, entry);
-    outcomes.push(edited ? { ...base, status: "modified", messages: [edited] } : { ...base, status: "ok", messages: [] });
+    outcomes.push(edited ? { ...base, status: "modified", messages: [edited.message], ...(edited.changes ? { changes: edited.changes } : {}) } : { ...base, status: "ok", messages: [] });
   }
   return { lockfile: target.lockfile, skills: outcomes };
 }
@@ -260,7 +306,7 @@ export function lockedFolders(lockfile: string): string[] {
   return [...readSkillsLock(lockfile)].filter(([, skills]) => skills.size > 0).map(([folder]) => folder);
 }
 
-type PutMode = { mode: "add"; duplicate: boolean } | { mode: "update" } | { mode: "frozen"; expectedDigest: string };
+type PutMode = { mode: "add"; duplicate: boolean } | { mode: "update" } | { mode: "frozen"; expectedDigest: string | null; expectedHash: string | null };
 
 async function putSkill(skill: SourceSkill, provenance: Provenance, lock: SkillsLock, options: InstallOptions, how: PutMode): Promise<SkillOutcome> {
   const { target } = options;
@@ -274,30 +320,110 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
   const present = exists(dir);
   if (present && !options.force) {
     if (!entry) {
-      return { ...base, status: "refused", messages: [`${dir} already exists and ${path.basename(target.lockfile)} does not record it; use --force to replace it`] };
+      // The other CLI's global installs are recorded in its own lock: say so, so the user knows whose folder it is.
+      const other = target.hosts?.global ? readGlobalSkillLock(target.hosts.home, target.hosts.env).get(name) : undefined;
+      const whose = other ? ` (the skills CLI's global lock records it, from ${other.source})` : "";
+      return { ...base, status: "refused", messages: [`${dir} already exists and ${path.basename(target.lockfile)} does not record it${whose}; use --force to replace it`] };
     }
-    if (how.mode === "add" && (entry.url !== provenance.url || entry.path !== skill.path)) {
+    if (how.mode === "add" && (entry.url !== provenance.url || (entry.path !== skill.path && !(entry.digest === null && entry.path === "")))) {
       return { ...base, status: "refused", messages: [`${name} is installed from ${entry.source}${entry.path ? ` (${entry.path})` : ""}; use --force to replace it with this one`] };
     }
     const edited = editedSince(dir, entry);
-    if (edited) return { ...base, status: "refused", messages: [`${edited}; use --force to replace it and lose those changes`] };
+    if (edited) return { ...base, status: "refused", messages: [`${edited.message}; use --force to replace it and lose those changes`] };
   }
 
-  const sourceDigest = digestOfPackage(skill.dir).digest;
-  if (how.mode === "frozen" && sourceDigest !== how.expectedDigest) {
-    return { ...base, status: "refused", messages: [`its files in the source (${sourceDigest}) do not match the locked digest (${how.expectedDigest})`] };
+  const hosts = [...new Set([...knownHosts(entry?.hosts), ...agentsAsked(options)])].sort();
+  const folders = target.hosts && hosts.length > 0 ? hostFolders(hosts, target.hosts) : [];
+  if (target.hosts && folders.length > 0) {
+    // Asked with --force too: it also refuses, before anything is placed, a host folder linked out of the project.
+    const blocked = blockedHostEntries(name, target.dir, folders, new Set(entry?.hosts ?? []), target.hosts);
+    if (blocked.length > 0 && !options.force) return { ...base, status: "refused", messages: blocked };
   }
-  const recorded: LockedSkill = { ...provenance, path: skill.path, digest: sourceDigest ?? "" };
-  if (entry && present && sourceDigest === entry.digest && (options.force ? digestOfPackage(dir).digest === entry.digest : true)) {
+
+  const source = packageFileDigests(skill.dir);
+  const sourceDigest = source.digest;
+  const sourceHash = computedHashOf(skill.dir);
+  if (how.mode === "frozen") {
+    if (how.expectedDigest !== null && sourceDigest !== how.expectedDigest) {
+      return { ...base, status: "refused", messages: [`its files in the source (${sourceDigest}) do not match the locked digest (${how.expectedDigest})`] };
+    }
+    // An entry another tool wrote is held to its computedHash instead.
+    if (how.expectedDigest === null && how.expectedHash !== null && sourceHash !== how.expectedHash) {
+      return { ...base, status: "refused", messages: [`its files in the source (computedHash ${sourceHash}) do not match the locked computedHash (${how.expectedHash})`] };
+    }
+  }
+  const { site, ...where } = provenance;
+  const artifactDigest = site?.artifactDigests.get(skill.path.split("/")[0]!);
+  const recorded: LockedSkill = {
+    ...where,
+    ...(artifactDigest ? { wellKnownDigest: artifactDigest } : {}),
+    path: skill.path,
+    digest: sourceDigest ?? "",
+    computedHash: sourceHash,
+    ...(source.digest !== null ? { files: fileDigestRecord(source.files) } : {}),
+    ...(hosts.length > 0 ? { hosts } : {}),
+    // What another tool recorded beyond the shared fields (a plugin name) stays with the entry it hands over.
+    ...(entry?.raw ? { extra: extraOfRaw(entry.raw) } : {}),
+  };
+  const sameFiles =
+    entry !== undefined &&
+    present &&
+    (entry.digest !== null
+      ? sourceDigest === entry.digest && (options.force ? packageFileDigests(dir).digest === entry.digest : true)
+      : sourceHash !== null && sourceHash === entry.computedHash && computedHashOf(dir) === entry.computedHash);
+  if (entry && sameFiles) {
     // Nothing to copy: the same files are in place. The lockfile still follows the source's commit.
-    if (how.mode !== "frozen" && !sameEntry(entry, recorded)) record(lock, target, name, recorded);
-    return { ...base, status: "unchanged", messages: [], digest: entry.digest, previousCommit: entry.commit };
+    const linked = await linkHosts(name, folders, skill, options);
+    const kept: LockedSkill = { ...recorded, ...(entry.extra ? { extra: { ...entry.extra, ...recorded.extra } } : {}) };
+    if (how.mode !== "frozen" && !sameEntry(entry, kept)) record(lock, target, name, kept);
+    return { ...base, status: "unchanged", messages: linked, digest: sourceDigest ?? undefined, ...(!isOtherTools(entry) ? { previousCommit: entry.commit } : {}), ...(hosts.length > 0 ? { hosts } : {}) } as SkillOutcome;
   }
 
   const staged = await stageSkill(target.dir, name, skill.files, options.onCopy);
   placeStaged(staged.staging, target.dir, name);
+  const linked = await linkHosts(name, folders, skill, options);
   if (how.mode !== "frozen" || !entry) record(lock, target, name, { ...recorded, digest: staged.digest });
-  return { ...base, status: present ? "updated" : "installed", messages: [], digest: staged.digest, ...(entry ? { previousCommit: entry.commit } : {}) };
+  return { ...base, status: present ? "updated" : "installed", messages: linked, digest: staged.digest, ...(entry && !isOtherTools(entry) ? { previousCommit: entry.commit } : {}), ...(hosts.length > 0 ? { hosts } : {}) };
+}
+
+/** Links (or copies into) each host folder; one note line naming what was done, or none. */
+async function linkHosts(name: string, folders: ReturnType<typeof hostFolders>, skill: SourceSkill, options: InstallOptions): Promise<string[]> {
+  if (folders.length === 0 || !skill.files) return [];
+  const done = await linkHostFolders(name, options.target.dir, folders, skill.files, options.copy === true, options.target.hosts!);
+  const parts = [...done.linked.map((id) => `${id} (linked)`), ...done.copied.map((id) => `${id} (copied)`)];
+  return parts.length > 0 ? [`for ${parts.join(", ")}`] : [];
+}
+
+/** An entry another tool wrote: it records no commit, so there is no "from" to show. */
+function isOtherTools(entry: LockedSkill): boolean {
+  return entry.digest === null;
+}
+
+/** The hosts `--agent` asked for; `*` is every host detected on this machine. */
+function agentsAsked(options: InstallOptions): string[] {
+  const asked = options.agents ?? [];
+  if (asked.length === 0) return [];
+  const scope = options.target.hosts;
+  if (!scope) throw new InstallError("--agent installs into the canonical folder (.agents/skills) and links each host's folder to it; it does not go with --to", "usage");
+  const ids = asked.filter((id) => id !== "*");
+  if (asked.includes("*")) {
+    const found = detectedHostIds(scope, detectedHosts);
+    if (found.length === 0) throw new InstallError("--agent '*' found no host installed on this machine; name one with --agent ID", "usage");
+    ids.push(...found);
+  }
+  // Checked here, before anything is placed: an unknown id or a project-only host with --global is a usage error.
+  hostFolders(ids, scope);
+  return ids;
+}
+
+/** Recorded host ids this skillport's table knows (a newer table's ids are kept in the entry but not acted on). */
+function knownHosts(ids: readonly string[] | undefined): string[] {
+  return (ids ?? []).filter((id) => hostById(id) !== undefined);
+}
+
+function extraOfRaw(raw: Record<string, unknown>): Record<string, unknown> {
+  const { source: _s, sourceUrl: _u, ref: _r, sourceType: _t, skillPath: _p, computedHash: _h, ...rest } = raw;
+  return rest;
 }
 
 function record(lock: SkillsLock, target: InstallTarget, name: string, entry: LockedSkill): void {
@@ -311,15 +437,34 @@ function record(lock: SkillsLock, target: InstallTarget, name: string, entry: Lo
 }
 
 function sameEntry(a: LockedSkill, b: LockedSkill): boolean {
-  return a.source === b.source && a.sourceType === b.sourceType && a.url === b.url && a.ref === b.ref && a.commit === b.commit && a.path === b.path && a.digest === b.digest;
+  return (
+    a.source === b.source &&
+    a.sourceType === b.sourceType &&
+    a.url === b.url &&
+    a.ref === b.ref &&
+    a.commit === b.commit &&
+    a.path === b.path &&
+    a.digest === b.digest &&
+    a.computedHash === b.computedHash &&
+    JSON.stringify(a.files ?? null) === JSON.stringify(b.files ?? null) &&
+    JSON.stringify(a.hosts ?? []) === JSON.stringify(b.hosts ?? []) &&
+    a.wellKnownDigest === b.wellKnownDigest
+  );
 }
 
-/** Why the installed folder no longer matches its locked digest, or null when it does. */
-function editedSince(dir: string, entry: LockedSkill): string | null {
-  const now = digestOfPackage(dir);
+/** Why the installed folder no longer matches what the lockfile records, or null when it does. */
+function editedSince(dir: string, entry: LockedSkill): { message: string; changes?: FileChanges } | null {
+  if (entry.digest === null) {
+    // Another tool's entry: its one folder hash is all there is to check against.
+    if (entry.computedHash === null || computedHashOf(dir) === entry.computedHash) return null;
+    return { message: "its files were changed since it was installed (they no longer match the computedHash in skills-lock.json, which covers the whole folder, so the files changed cannot be named)" };
+  }
+  const now = packageFileDigests(dir);
   if (now.digest === entry.digest) return null;
-  if (now.digest === null) return `its folder holds what no install writes (${now.problems.join("; ")})`;
-  return "its files were changed since it was installed (they no longer match the digest in skills-lock.json)";
+  if (now.digest === null) return { message: `its folder holds what no install writes (${now.problems.join("; ")})` };
+  const changes = entry.files ? fileChanges(entry.files, now.files) : undefined;
+  const named = changes ? fileChangesText(changes) : null;
+  return { message: `its files were changed since it was installed (they no longer match the digest in skills-lock.json${named ? `: ${named}` : ""})`, ...(changes ? { changes } : {}) };
 }
 
 function refused(name: string, target: InstallTarget, messages: string[]): SkillOutcome {
@@ -354,20 +499,73 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): T[][] {
   return [...groups.values()];
 }
 
-function specOfEntry(entry: LockedSkill): SourceSpec {
-  return entry.sourceType === "local" ? { kind: "local", given: entry.source, dir: entry.url } : { kind: "git", given: entry.source, url: entry.url, ref: entry.ref, path: "" };
+/** Runs `work` on a source a lockfile names (locked-source.ts decides whether it may be fetched); a refusal refuses the group's skills. */
+async function withLockedSourceTree<T>(
+  entry: LockedSkill,
+  group: ReadonlyArray<{ name: string }>,
+  ref: string | null,
+  options: InstallOptions,
+  work: (root: string, provenance: Provenance) => Promise<T>,
+): Promise<T> {
+  const spec = lockedSourceSpec(entry, options.target, group.map((g) => g.name), options.onProgress);
+  return withSourceTree(spec, ref, options, new Set(group.map((g) => g.name)), work);
 }
 
 function specRef(spec: SourceSpec): string | null {
   return spec.kind === "git" ? spec.ref : null;
 }
 
-function specPath(spec: SourceSpec): string {
-  return spec.kind === "git" ? spec.path : "";
+/** The folder inside the source to look in: the SOURCE's own path, then `--path` below it. */
+function insideOf(spec: SourceSpec, extra: string | undefined): string {
+  const base = spec.kind === "git" ? spec.path : "";
+  if (extra === undefined || extra === "") return base;
+  const parts = extra.split("/").filter((part) => part !== "" && part !== ".");
+  if (extra.startsWith("/") || extra.includes("\\") || extra.includes("\0") || parts.some((part) => part === "..")) {
+    throw new InstallError(`--path ${JSON.stringify(extra)} must be a relative folder inside the source, without ..`, "usage");
+  }
+  return [...(base === "" ? [] : [base]), ...parts].join("/");
 }
 
-/** Runs `work` on the source's files: a fetched commit of a git source, or the local folder itself. */
-async function withSourceTree<T>(spec: SourceSpec, ref: string | null, options: Pick<InstallOptions, "env" | "onProgress">, work: (root: string, provenance: Provenance) => Promise<T>): Promise<T> {
+/** The skills of one plugin (`--plugin`), or all of them. */
+function narrowToPlugin(root: string, skills: SourceSkill[], plugin: string | undefined): { skills: SourceSkill[] } {
+  if (plugin === undefined) return { skills };
+  const { plugins } = pluginsOfSource(fs.realpathSync.native(root));
+  const chosen = plugins.find((p) => p.name === plugin);
+  if (!chosen) {
+    throw new InstallError(plugins.length === 0 ? `the source holds no plugins (no .claude-plugin/marketplace.json, .agents/plugins/marketplace.json or plugin.json)` : `the source holds no plugin named ${plugin} (it holds: ${plugins.map((p) => p.name).join(", ")})`, "usage");
+  }
+  if (chosen.elsewhere) throw new InstallError(`plugin ${plugin} is not in this source (its source is ${chosen.elsewhere}); add that source instead`, "usage");
+  return { skills: skills.filter((s) => inPlugin(chosen, s.path)) };
+}
+
+/** The entries of a well-known site that were refused before discovery could see them (those asked for, when names were given). */
+function siteRefusals(provenance: Provenance, wanted: ReadonlySet<string> | null): Array<{ name: string; problems: string[] }> {
+  return (provenance.site?.refused ?? []).filter((r) => !wanted || wanted.has(r.name));
+}
+
+function skippedOf(root: string, inside: string): string[] {
+  const realRoot = fs.realpathSync.native(root);
+  return skippedDotFolders(realRoot, path.resolve(realRoot, ...inside.split("/").filter((s) => s !== "")));
+}
+
+/**
+ * Runs `work` on the source's files: a fetched commit of a git source, the local folder itself,
+ * or a well-known site's skills fetched into a temporary folder (only the `wanted` names, when
+ * given). An `https://` site with no index is fetched as a git repository instead.
+ */
+async function withSourceTree<T>(spec: SourceSpec, ref: string | null, options: Pick<InstallOptions, "env" | "onProgress">, wanted: ReadonlySet<string> | null, work: (root: string, provenance: Provenance) => Promise<T>): Promise<T> {
+  if (spec.kind === "well-known") {
+    options.onProgress?.(`reading ${spec.url}/.well-known/agent-skills/index.json`);
+    const index = await readSiteIndex(spec.url);
+    if (index) {
+      return withFetchedSite(index, wanted, options.onProgress, (root, site) => work(root, { source: spec.given, sourceType: "well-known", url: spec.url, ref: null, commit: null, site }));
+    }
+    if (!spec.gitFallback) throw new InstallError(`${spec.given} has no skills index (neither /.well-known/agent-skills/index.json nor /.well-known/skills/index.json)`, "failed");
+    options.onProgress?.(`no skills index at ${spec.url}; fetching it as a git repository`);
+    return withFetchedCommit(spec.url, ref, { ...(options.env ? { env: options.env } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, (fetched) =>
+      work(fetched.dir, { source: spec.given, sourceType: "git", url: spec.url, ref: null, commit: fetched.commit }),
+    );
+  }
   if (spec.kind === "local") {
     if (!exists(spec.dir)) throw new InstallError(`the folder ${spec.dir} does not exist`, "usage");
     const provenance: Provenance = { source: spec.given, sourceType: "local", url: spec.dir, ref: null, commit: null };

@@ -11,7 +11,9 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { isInside } from "../package/confined-read.js";
 import { projectRoot } from "../registry/sources.js";
+import type { HostScope } from "./host-links.js";
 import { InstallError } from "./install-error.js";
+import { canonicalFolderOf } from "./lockfile.js";
 
 export const LOCKFILE_NAME = "skills-lock.json";
 
@@ -27,6 +29,8 @@ export interface InstallTarget {
   folder: string;
   /** The project root `dir` must stay inside on its real path (a project's folders); absent for the user's own folders. */
   within?: string;
+  /** Where hosts' folders are, for the canonical folder (`.agents/skills`, `~/.agents/skills`): `--agent` links them to it. */
+  hosts?: HostScope;
 }
 
 export interface TargetChoice {
@@ -39,11 +43,11 @@ export interface TargetChoice {
 export function installTarget({ cwd, home, global = false, to = "agents" }: TargetChoice): InstallTarget {
   if (to === "codex" || global) {
     const base = path.join(home, `.${to}`);
-    return { dir: path.join(base, "skills"), lockfile: path.join(base, LOCKFILE_NAME), folder: "skills" };
+    return { dir: path.join(base, "skills"), lockfile: path.join(base, LOCKFILE_NAME), folder: "skills", ...(to === "agents" ? { hosts: { global: true, root: home, home } } : {}) };
   }
   const root = projectRoot(cwd);
   const folder = `.${to}/skills`;
-  return { dir: path.join(root, `.${to}`, "skills"), lockfile: path.join(root, LOCKFILE_NAME), folder, within: root };
+  return { dir: path.join(root, `.${to}`, "skills"), lockfile: path.join(root, LOCKFILE_NAME), folder, within: root, ...(to === "agents" ? { hosts: { global: false, root, home } } : {}) };
 }
 
 /**
@@ -89,7 +93,13 @@ export function folderTarget(dir: string, lockfile: string = path.join(path.dirn
 }
 
 /** Every folder a lockfile records, as targets, in the lockfile's order; `within` is the project they must stay inside. */
-export function targetsOfLock(lockfile: string, folders: readonly string[], within?: string): InstallTarget[] {
+export function targetsOfLock(lockfile: string, folders: readonly string[], within?: string, hosts?: HostScope): InstallTarget[] {
   const base = path.dirname(path.resolve(lockfile));
-  return folders.map((folder) => ({ dir: path.resolve(base, ...folder.split("/")), lockfile: path.resolve(lockfile), folder, ...(within !== undefined ? { within } : {}) }));
+  return folders.map((folder) => ({
+    dir: path.resolve(base, ...folder.split("/")),
+    lockfile: path.resolve(lockfile),
+    folder,
+    ...(within !== undefined ? { within } : {}),
+    ...(hosts !== undefined && folder === canonicalFolderOf(base) ? { hosts } : {}),
+  }));
 }

@@ -46,9 +46,25 @@ function project(): Project {
   };
 }
 
+/** One entry of skills-lock.json: the skills CLI's fields, then skillport's. */
+interface LockEntry {
+  source: string;
+  sourceType: string;
+  sourceUrl?: string;
+  ref?: string;
+  skillPath?: string;
+  computedHash: string;
+  commit?: string;
+  digest: string;
+  files?: Record<string, string>;
+  folder: string;
+  hosts?: string[];
+  given?: string;
+}
+
 interface LockJson {
-  lockfileVersion: number;
-  folders: Record<string, Record<string, { source: string; sourceType: string; url: string; ref: string | null; commit: string | null; path: string; digest: string }>>;
+  version: number;
+  skills: Record<string, LockEntry>;
 }
 
 function lockOf(p: Project): LockJson {
@@ -78,10 +94,15 @@ test("add installs every skill of a git source whole, records each in skills-loc
   assert.equal(read(path.join(p.skills, "beta/references/notes.md")), "notes\n");
 
   const lock = lockOf(p);
-  assert.equal(lock.lockfileVersion, 1);
-  assert.deepEqual(Object.keys(lock.folders), [".agents/skills"]);
-  const beta = lock.folders[".agents/skills"]!.beta!;
-  assert.deepEqual({ ...beta, digest: "" }, { source: p.url, sourceType: "git", url: p.url, ref: null, commit: head, path: "skills/beta", digest: "" });
+  assert.equal(lock.version, 1);
+  assert.deepEqual(Object.keys(lock.skills), ["alpha", "beta"]);
+  const beta = lock.skills.beta!;
+  assert.deepEqual(
+    { ...beta, digest: "", computedHash: "", files: {} },
+    { source: p.url, sourceUrl: p.url, sourceType: "git", skillPath: "skills/beta/SKILL.md", computedHash: "", commit: head, digest: "", files: {}, folder: ".agents/skills" },
+  );
+  assert.deepEqual(Object.keys(beta.files!), ["SKILL.md", "references/notes.md", "scripts/run.sh"]);
+  assert.match(beta.computedHash, /^[0-9a-f]{64}$/);
   assert.equal(beta.digest, digestOfPackage(path.join(p.skills, "beta")).digest);
   assert.match(beta.digest, /^sha256:[0-9a-f]{64}$/);
   assert.deepEqual(fs.readdirSync(path.dirname(p.lockfile)).filter((n) => n.includes("skills-lock")), ["skills-lock.json"], "no temporary lockfile is left");
@@ -92,7 +113,7 @@ test("add --skill installs only the named skills; a name the source does not hol
   const one = await p.run("add", p.url, "--skill", "beta");
   assert.equal(one.code, 0, one.stderr);
   assert.deepEqual(entries(p.skills), ["beta"]);
-  assert.deepEqual(Object.keys(lockOf(p).folders[".agents/skills"]!), ["beta"]);
+  assert.deepEqual(Object.keys(lockOf(p).skills), ["beta"]);
 
   const missing = await p.run("add", p.url, "--skill", "gamma", "--json");
   assert.equal(missing.code, 1);
@@ -126,7 +147,7 @@ test("a source holding an invalid skill and a skill with a link out: both refuse
   assert.match(run.stdout, /^installed {2}alpha /m);
   assert.match(run.stdout, /^installed {2}beta /m);
   assert.deepEqual(entries(p.skills), ["alpha", "beta"]);
-  assert.deepEqual(Object.keys(lockOf(p).folders[".agents/skills"]!), ["alpha", "beta"]);
+  assert.deepEqual(Object.keys(lockOf(p).skills), ["alpha", "beta"]);
 });
 
 test("update moves a changed skill to the source's new commit; an untouched one is unchanged but its lock follows the commit", { timeout: 60_000 }, async () => {
@@ -140,7 +161,7 @@ test("update moves a changed skill to the source's new commit; an untouched one 
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.stdout, `updated    alpha  ${first.slice(0, 12)} -> ${second.slice(0, 12)}\nunchanged  beta  skills/beta @ ${second.slice(0, 12)}\n`);
   assert.match(read(path.join(p.skills, "alpha/SKILL.md")), /second version/);
-  const lock = lockOf(p).folders[".agents/skills"]!;
+  const lock = lockOf(p).skills;
   assert.equal(lock.alpha!.commit, second);
   assert.equal(lock.beta!.commit, second);
   assert.equal(lock.alpha!.digest, digestOfPackage(path.join(p.skills, "alpha")).digest);
@@ -168,10 +189,11 @@ test("update of a skill pinned to a tag or a commit keeps it there while the bra
   assert.match(run.stdout, /^unchanged {2}alpha /m);
   assert.match(run.stdout, /^unchanged {2}beta /m);
   assert.match(read(path.join(p.skills, "alpha/SKILL.md")), /first version/);
-  const lock = lockOf(p).folders[".agents/skills"]!;
+  const lock = lockOf(p).skills;
   assert.deepEqual([lock.alpha!.ref, lock.alpha!.commit], ["v1", pinned]);
   assert.deepEqual([lock.beta!.ref, lock.beta!.commit], [pinned, pinned]);
-  assert.equal(lock.alpha!.source, `${p.url}#v1`);
+  assert.equal(lock.alpha!.source, p.url, "the skills CLI's source: the URL");
+  assert.equal(lock.alpha!.given, `${p.url}#v1`, "skillport's: the SOURCE as given");
 
   // Moving the tag moves the skill pinned to it.
   git(p.repo, "tag", "--force", "v1", "HEAD");
@@ -188,7 +210,7 @@ test("remove takes a skill out of its folder and the lockfile; a name not instal
   assert.equal(run.code, 1);
   assert.equal(run.stdout, "removed  alpha\nrefused  ghost\n    ghost is not installed in .agents/skills\n");
   assert.deepEqual(entries(p.skills), ["beta"]);
-  assert.deepEqual(Object.keys(lockOf(p).folders[".agents/skills"]!), ["beta"]);
+  assert.deepEqual(Object.keys(lockOf(p).skills), ["beta"]);
 });
 
 test("verify and doctor report a hand-edited skill; update and remove refuse to replace it without --force", { timeout: 90_000 }, async () => {
@@ -209,12 +231,14 @@ test("verify and doctor report a hand-edited skill; update and remove refuse to 
   assert.equal(doctor.code, 1);
   const diagnostics = jsonOf<{ diagnostics: Array<{ code: string; path: string; severity: string }> }>(doctor).diagnostics.filter((d) => d.code.startsWith("installed_skill"));
   assert.deepEqual(diagnostics.map((d) => [d.code, d.severity, d.path]), [["installed_skill_modified", "error", path.join(p.skills, "beta")]]);
+  assert.match((diagnostics[0] as unknown as { message: string }).message, /: changed references\/notes\.md\)/, "doctor names the file changed");
+  assert.deepEqual((report.skills[1] as unknown as { changes: unknown }).changes, { added: [], removed: [], changed: ["references/notes.md"] });
 
   writeRepoSkill(p.repo, "skills/beta", "Beta, second version.\n", { "scripts/run.sh": "#!/bin/sh\necho beta\n", "references/notes.md": "notes v2\n" });
   commitAll(p.repo, "beta v2");
   const refused = await p.run("update");
   assert.equal(refused.code, 1);
-  assert.match(refused.stdout, /^refused +beta\n {4}its files were changed since it was installed \(they no longer match the digest in skills-lock\.json\); use --force to replace it and lose those changes\n/m);
+  assert.match(refused.stdout, /^refused +beta\n {4}its files were changed since it was installed \(they no longer match the digest in skills-lock\.json: changed references\/notes\.md\); use --force to replace it and lose those changes\n/m);
   assert.match(read(path.join(p.skills, "beta/references/notes.md")), /my own note/);
   const removeRefused = await p.run("remove", "beta");
   assert.equal(removeRefused.code, 1);
@@ -240,7 +264,7 @@ test("add --frozen installs each skill at its locked commit while the source has
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.stdout, `installed  alpha  skills/alpha @ ${locked.slice(0, 12)}\ninstalled  beta  skills/beta @ ${locked.slice(0, 12)}\n`);
   assert.match(read(path.join(p.skills, "alpha/SKILL.md")), /first version/);
-  assert.equal(lockOf(p).folders[".agents/skills"]!.alpha!.commit, locked);
+  assert.equal(lockOf(p).skills.alpha!.commit, locked);
 
   const again = await p.run("add", "--frozen");
   assert.equal(again.code, 0);
@@ -248,7 +272,7 @@ test("add --frozen installs each skill at its locked commit while the source has
 
   // Files that do not match the locked digest are never placed.
   const lock = lockOf(p);
-  lock.folders[".agents/skills"]!.alpha!.digest = `sha256:${"0".repeat(64)}`;
+  lock.skills.alpha!.digest = `sha256:${"0".repeat(64)}`;
   fs.writeFileSync(p.lockfile, JSON.stringify(lock));
   fs.rmSync(path.join(p.skills, "alpha"), { recursive: true });
   const mismatch = await p.run("add", "--frozen", "--skill", "alpha");
@@ -306,8 +330,11 @@ test("a local folder is a source too: recorded as local, and update picks up its
   const run = await p.run("add", "./my-skills");
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.stdout, "installed  gamma  gamma\n");
-  const entry = lockOf(p).folders[".agents/skills"]!.gamma!;
-  assert.deepEqual({ ...entry, digest: "" }, { source: "./my-skills", sourceType: "local", url: local, ref: null, commit: null, path: "gamma", digest: "" });
+  const entry = lockOf(p).skills.gamma!;
+  assert.deepEqual(
+    { ...entry, digest: "", computedHash: "", files: {} },
+    { source: "./my-skills", sourceType: "local", skillPath: "gamma/SKILL.md", computedHash: "", digest: "", files: {}, folder: ".agents/skills" },
+  );
   writeRepoSkill(local, "gamma", "Gamma v2.\n");
   const updated = await p.run("update");
   assert.equal(updated.code, 0, updated.stderr);
@@ -322,7 +349,7 @@ test("a local folder is a source too: recorded as local, and update picks up its
   const one = await p.run("add", single);
   assert.equal(one.code, 0, one.stderr);
   assert.equal(one.stdout, "installed  delta\n");
-  assert.equal(lockOf(p).folders[".agents/skills"]!.delta!.path, "");
+  assert.equal(lockOf(p).skills.delta!.skillPath, "SKILL.md");
   const empty = path.join(p.cwd, "empty");
   fs.mkdirSync(empty);
   const none = await p.run("add", empty);
@@ -334,13 +361,13 @@ test("--global and --to install into the user's folders with a lockfile beside e
   const p = project();
   assert.equal((await p.run("add", p.url, "--skill", "alpha", "--global")).code, 0);
   assert.ok(fs.existsSync(path.join(p.home, ".agents/skills/alpha/SKILL.md")));
-  assert.deepEqual(Object.keys(JSON.parse(read(path.join(p.home, ".agents/skills-lock.json"))).folders), ["skills"]);
+  assert.equal((JSON.parse(read(path.join(p.home, ".agents/skills-lock.json"))) as LockJson).skills.alpha!.folder, "skills");
   assert.equal((await p.run("add", p.url, "--skill", "alpha", "--to", "codex")).code, 0);
   assert.ok(fs.existsSync(path.join(p.home, ".codex/skills/alpha/SKILL.md")));
   assert.ok(fs.existsSync(path.join(p.home, ".codex/skills-lock.json")));
   assert.equal((await p.run("add", p.url, "--skill", "beta", "--to", "claude")).code, 0);
   assert.ok(fs.existsSync(path.join(p.cwd, ".claude/skills/beta/SKILL.md")));
-  assert.deepEqual(Object.keys(lockOf(p).folders), [".claude/skills"]);
+  assert.equal(lockOf(p).skills.beta!.folder, ".claude/skills");
   assert.equal(fs.existsSync(p.skills), false);
   const verify = await p.run("verify", "--global");
   assert.equal(verify.stdout, "ok  alpha\n");
@@ -398,7 +425,7 @@ test("--json gives every outcome with its commit, digest and path", { timeout: 6
   assert.equal(report.lockfile, p.lockfile);
   assert.deepEqual(Object.keys(report.skills[0]!).sort(), ["commit", "digest", "dir", "folder", "messages", "name", "path", "status"]);
   assert.equal(report.skills[0]!.status, "installed");
-  assert.equal(report.skills[0]!.digest, lockOf(p).folders[".agents/skills"]!.alpha!.digest);
+  assert.equal(report.skills[0]!.digest, lockOf(p).skills.alpha!.digest);
 });
 
 test("a lockfile skillport cannot read is a usage error naming it, and is left as it was", { timeout: 60_000 }, async () => {
@@ -456,24 +483,63 @@ test("an installed skill folder swapped for a link is removed as a link: what it
   assert.deepEqual(entries(victim), ["keep.txt"]);
 });
 
-test("a committed lockfile whose url git would run as a command (ext::, fd::) or whose local url is relative is refused before git runs", { timeout: 60_000 }, async () => {
+test("a committed lockfile whose sourceUrl git would run as a command (ext::, fd::) is refused before git runs", { timeout: 60_000 }, async () => {
   const p = project();
   assert.equal((await p.run("add", p.url)).code, 0);
   const mark = path.join(path.dirname(p.cwd), "ran");
   const good = read(p.lockfile);
-  for (const [url, sourceType] of [[`ext::sh -c touch% ${mark}`, "git"], ["fd::17", "git"], ["ssh://-oProxyCommand=x/r", "git"], ["../elsewhere", "local"]] as const) {
+  for (const url of [`ext::sh -c touch% ${mark}`, "fd::17", "ssh://-oProxyCommand=x/r"]) {
     const lock = JSON.parse(good) as LockJson;
-    lock.folders[".agents/skills"]!.alpha!.url = url;
-    lock.folders[".agents/skills"]!.alpha!.sourceType = sourceType;
-    if (sourceType === "local") lock.folders[".agents/skills"]!.alpha!.commit = null;
+    lock.skills.alpha!.sourceUrl = url;
     fs.writeFileSync(p.lockfile, JSON.stringify(lock));
     // Even where the user's git allows every transport.
     const allowAll = { ...p.env, GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "protocol.allow", GIT_CONFIG_VALUE_0: "always" };
     for (const args of [["update"], ["add", "--frozen"]]) {
       const run = await runCli(args, { cwd: p.cwd, env: allowAll });
       assert.equal(run.code, 2, `${url} ${args.join(" ")}: ${run.stdout}${run.stderr}`);
-      assert.match(run.stderr, /url must be|must be an absolute path/);
+      assert.match(run.stderr, /sourceUrl must be/);
     }
   }
   assert.equal(fs.existsSync(mark), false);
+});
+
+test("a local source is recorded relative to the lockfile's folder, so the lockfile works in a clone elsewhere", { timeout: 60_000 }, async () => {
+  const p = project();
+  writeRepoSkill(path.join(p.cwd, "vendor"), "gamma");
+  const sub = path.join(p.cwd, "docs");
+  fs.mkdirSync(sub);
+  const run = await runCli(["add", "../vendor"], { cwd: sub, env: p.env });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(lockOf(p).skills.gamma!.source, "./vendor", "relative to the project root, not to where add ran");
+  // The whole project moved: the lockfile's relative source still finds its folder.
+  const moved = path.join(path.dirname(p.cwd), "moved");
+  fs.renameSync(p.cwd, moved);
+  fs.rmSync(path.join(moved, ".agents"), { recursive: true });
+  const frozen = await runCli(["add", "--frozen"], { cwd: moved, env: p.env });
+  assert.equal(frozen.code, 0, frozen.stdout + frozen.stderr);
+  assert.ok(fs.existsSync(path.join(moved, ".agents/skills/gamma/SKILL.md")));
+});
+
+test("a committed lockfile naming a local folder outside the project is refused for it; a file:// source it names is said before it is fetched", { timeout: 60_000 }, async () => {
+  const p = project();
+  assert.equal((await p.run("add", p.url, "--skill", "alpha")).code, 0);
+  const outside = writeRepoSkill(path.join(p.home, ".claude", "skills"), "deploy", "Deploy.\n", { "creds.json": "secret\n" });
+  const lock = lockOf(p);
+  lock.skills.deploy = { source: path.relative(p.cwd, path.dirname(outside)), sourceType: "local", skillPath: "deploy/SKILL.md", computedHash: "", digest: `sha256:${"0".repeat(64)}`, folder: ".agents/skills" };
+  fs.writeFileSync(p.lockfile, JSON.stringify(lock, null, 2));
+  for (const args of [["update"], ["add", "--frozen"]]) {
+    const run = await p.run(...args);
+    assert.equal(run.code, 1, `${args.join(" ")}: ${run.stdout}${run.stderr}`);
+    assert.match(run.stdout, /^refused +deploy\n {4}skills-lock\.json names the local folder \.\.\/.*\.claude\/skills .*, outside the project; a project's lockfile may only name local folders inside it/m);
+    assert.match(run.stderr, /^skills-lock\.json names the local repository file:\/\/.* for alpha; fetching it\nfetching file:\/\//m);
+    assert.equal(fs.existsSync(path.join(p.skills, "deploy")), false, "nothing copied from outside");
+  }
+  // A link inside the project that leads outside counts as outside.
+  fs.symlinkSync(path.dirname(outside), path.join(p.cwd, "inside"));
+  lock.skills.deploy.source = "./inside";
+  fs.writeFileSync(p.lockfile, JSON.stringify(lock, null, 2));
+  const linked = await p.run("update", "deploy");
+  assert.equal(linked.code, 1);
+  assert.match(linked.stdout, /outside the project/);
+  assert.equal(fs.existsSync(path.join(p.skills, "deploy")), false);
 });
