@@ -265,7 +265,7 @@ interface Workload {
 /** `calls` calls of one type over `c` sessions (each its own loop), server CPU and latencies. */
 async function callBatch(server: RunningServer, work: Workload, type: CallType, c: number, calls: number): Promise<{ cpuUs: number; latencyMs: number[] }> {
   const sessions = await Promise.all(Array.from({ length: c }, () => BenchSession.open(server.url)));
-  // Each session activates a skill at most once: a repeat is `already_active`, not a load.
+  // Each session activates a skill at most once, so every activation measured is a first load.
   const perSession = Math.max(1, Math.ceil(calls / c));
   const count = type === "activate" ? Math.min(perSession, work.names.length) : perSession;
   // A few calls first, outside the measure, so each session's first-call costs stay out of it.

@@ -122,7 +122,8 @@ export async function measureStore(samples = 300): Promise<StoreBench> {
 
     // Calls through a replica with the store, and through the single-process server with a file log.
     const runtime = await createSkillRuntime({ sources: [{ path: root, origin: "global" }], env: {}, store: pg, cwd: work });
-    const serverOptions = { version: "bench", log: () => {} };
+    // Per-connection dedup, so a repeat activation is the same small `already_active` answer it was measured as.
+    const serverOptions = { version: "bench", log: () => {}, dedup: "connection" as const };
     const replica = await serveMcpHttpReplicated(runtime, { ...serverOptions, session: {} }, { port: 0, idleTimeoutMs: 0 });
     const single = await serveMcpHttp(runtime, { ...serverOptions, session: { log: path.join(work, "logs") + path.sep } }, { port: 0, idleTimeoutMs: 0 });
     const clients = await Promise.all(

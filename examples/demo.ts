@@ -1,8 +1,8 @@
 /**
  * The quick-start demo: starts `skillport mcp` over the bundled example skills as a child
  * process, connects the MCP SDK's own client to it over stdio, and walks through what a model
- * would do — see the one tool, list the catalog, activate a skill, activate it again, read a
- * file, ask for a skill that cannot run here, and ask for one that does not exist. Run with `npm run demo`.
+ * would do — see the one tool, list the catalog, activate a skill, activate it again (over MCP
+ * a connection is not a conversation, so the content comes again), read a file, ask for a skill that cannot run here, and ask for one that does not exist. Run with `npm run demo`.
  */
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,7 +37,7 @@ const call = async (title: string, args: Record<string, string>) => {
 
 await call("list", {});
 await call("activate", { name: "release-notes" });
-await call("activate again (same conversation)", { name: "release-notes" });
+await call("activate again (same connection: no dedup over MCP, so the content again)", { name: "release-notes" });
 await call("read a reference", { name: "release-notes", file_path: "references/style.md" });
 await call("hostile path", { name: "release-notes", file_path: "../commit-message/SKILL.md" });
 // Not in the list above: it needs SMOKE_BASE_URL, so it is not offered, and asking for it says why.

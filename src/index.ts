@@ -12,7 +12,7 @@ export { readSkillBody, SkillBodyError } from "./package/body.js";
 export { listResources, type ResourceListing } from "./package/resources.js";
 export { splitFrontmatter } from "./package/split.js";
 export type { Diagnostic, Severity } from "./package/diagnostic.js";
-export type { FileStamp, LoadResult, Requirement, Requirements, SkillManifest, SkillPackage } from "./package/types.js";
+export type { FileStamp, LoadResult, Requirement, Requirements, SkillInvocation, SkillManifest, SkillPackage } from "./package/types.js";
 
 // Registry and access
 export { defaultSources } from "./registry/sources.js";

@@ -4,6 +4,7 @@
  * lookup; requirement answers are kept only until the next refresh (see `RequirementProbe`). A skill the scope may not use is simply absent: indistinguishable from a missing one.
  */
 import type { Diagnostic } from "../package/diagnostic.js";
+import { catalogDescription } from "../package/invocation-fields.js";
 import { diagnosticsForGroups } from "../registry/registry.js";
 import { groupsOfScope, ORIGIN_RANK } from "../registry/sources.js";
 import type { RegisteredSkill, RegistrySnapshot } from "../registry/types.js";
@@ -183,8 +184,9 @@ function sameSkills(a: readonly RegisteredSkill[], b: readonly RegisteredSkill[]
   return true;
 }
 
+/** What the model is offered of a skill: its description as the catalog shows it (`when_to_use` joined on). */
 function toInfo(skill: RegisteredSkill): SkillInfo {
-  return { name: skill.name, description: skill.description, origin: skill.origin, label: skill.label, dir: skill.dir };
+  return { name: skill.name, description: catalogDescription(skill.description, skill.manifest.invocation), origin: skill.origin, label: skill.label, dir: skill.dir };
 }
 
 /** Only the two scope keys matter; anything else a caller passes (say, a whole session's options) is ignored. */

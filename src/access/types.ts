@@ -34,6 +34,7 @@ export type Availability =
 /** Public face of a skill in a listing (SPEC §7: at least name, description, origin, dir). */
 export interface SkillInfo {
   name: string;
+  /** As the model's catalog shows it: the description, then ` - ` and `when_to_use` when the skill has one. */
   description: string;
   origin: RegisteredSkill["origin"];
   label: string;

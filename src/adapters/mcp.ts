@@ -20,6 +20,7 @@ import type { Session, SessionOptions } from "../session/session.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import * as z from "zod/v4";
+import { mcpSessionOptions, type McpDedup } from "./mcp-dedup.js";
 import { attachSkillPrompts, SKILL_PROMPTS_CAPABILITIES } from "./mcp-prompts.js";
 import { attachSkillsExtension, SKILLS_EXTENSION_CAPABILITIES, SKILLS_EXTENSION_ID } from "./mcp-skills-extension.js";
 import { ProtocolError } from "./protocol-error.js";
@@ -42,6 +43,12 @@ export interface McpServerOptions {
    * load skills through it, and a second way to load the same skills only costs their context.
    */
   hideToolFromExtensionClients?: boolean;
+  /**
+   * Whether a repeated activation on one connection answers `already_active` (`connection`) or
+   * every activation answers with the content (`none`, the default): see `mcp-dedup.ts`.
+   * `session.dedup`, when set, is taken as it is.
+   */
+  dedup?: McpDedup;
 }
 
 /** One MCP connection: the protocol server and the skillport session behind it. */
@@ -64,9 +71,14 @@ export interface McpConnection {
   close(): Promise<void>;
 }
 
-const INSTRUCTIONS_PREAMBLE =
-  "This server provides skills: folders of instructions for specialised tasks. When a task matches a skill " +
-  "below, call the `skill` tool with its name to load the instructions before starting.";
+/**
+ * The server's `instructions`: a pointer to the catalog, never the catalog itself. The catalog
+ * rides in the tool description (the seeds' place for it, and the one that follows
+ * `tools/list_changed`); sent in both, it cost a client that shows both twice its context.
+ */
+const INSTRUCTIONS =
+  "This server provides skills: folders of instructions for specialised tasks. The `skill` tool's description " +
+  "lists them; when a task matches one, call `skill` with its name to load its instructions before starting.";
 
 /** `tools/call` as MCP defines it, except that `arguments` may be anything: the session judges them. */
 const LENIENT_CALL_TOOL_REQUEST = CallToolRequestSchema.extend({
@@ -100,15 +112,15 @@ export function createMcpConnection(
   /** Capabilities the client declared outside `initialize` (the stateless wire's per-request `_meta`). */
   declaredClientCapabilities?: { extensions?: Record<string, unknown> },
 ): McpConnection {
-  const session = runtime.session({ ...options.session, ...(sessionId !== undefined ? { id: sessionId } : {}) });
+  const session = runtime.session({ ...mcpSessionOptions(options.session, options.dedup), ...(sessionId !== undefined ? { id: sessionId } : {}) });
   const catalog = session.catalogText();
   const server = new Server(
     { name: "skillport", version: options.version },
     {
       capabilities: mcpServerCapabilities(),
       jsonSchemaValidator: SHARED_SCHEMA_VALIDATOR,
-      // No skills, no instructions: an empty block would only cost the client's context.
-      ...(catalog !== "" ? { instructions: sharedText(instructionsTexts, catalog, () => `${INSTRUCTIONS_PREAMBLE}\n\n${catalog}`) } : {}),
+      // No skills, no instructions: a pointer to an empty catalog would only cost the client's context.
+      ...(catalog !== "" ? { instructions: INSTRUCTIONS } : {}),
     },
   );
 
@@ -245,7 +257,6 @@ const MANAGE_TOOL_ANNOTATIONS = { title: "Write skills", readOnlyHint: false, de
  * copy per connection once written out: kilobytes held by every idle session. The last few
  * catalogs are enough (one per scope and budget a server serves).
  */
-const instructionsTexts = new Map<string, string>();
 const descriptionTexts = new Map<string, string>();
 const SHARED_TEXTS = 8;
 

@@ -1,5 +1,5 @@
 export type { Diagnostic, Severity } from "./diagnostic.js";
-export type { FileStamp, LoadResult, Requirement, Requirements, SkillManifest, SkillPackage } from "./types.js";
+export type { FileStamp, LoadResult, Requirement, Requirements, SkillInvocation, SkillManifest, SkillPackage } from "./types.js";
 export { loadSkill, loadSkillFile, loadSkillSync } from "./load.js";
 export { readSkillBody, SkillBodyError } from "./body.js";
 export { listResources, hasResources, type ResourceListing } from "./resources.js";

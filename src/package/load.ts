@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { diagnostic } from "./diagnostic.js";
 import { isEntryReady } from "./entry-frontmatter.js";
 import { readFrontmatter } from "./frontmatter.js";
+import { bodyUsesArguments as usesArguments } from "./invocation-fields.js";
 import { buildManifest } from "./manifest.js";
 import { readSkillFileSync } from "./skill-file.js";
 import { mayBeReferenceRefused, referenceUnchecked, withReferenceChecks } from "./reference-check.js";
@@ -39,7 +40,7 @@ export function loadSkillSyncMarked(dir: string): LoadResult {
     }
   }
   if (!read.ok) return { skill: null, diagnostics: [diagnostic(file, "error", read.code, read.message)] };
-  const result = loadSkillFileMarked(file, abs, read.text, read.stamp);
+  const result = loadSkillFileMarked(file, abs, read.text, read.stamp, read.bodyUsesArguments);
   if (lowercase) {
     result.diagnostics.unshift(
       diagnostic(file, "warning", "skill_file_lowercase", "Found skill.md; the standard name is SKILL.md (rename it)"),
@@ -80,8 +81,12 @@ export function loadSkillFile(skillFile: string, dir: string, text: string, stam
   return withReferenceChecked(loadSkillFileMarked(skillFile, dir, text, stamp));
 }
 
-/** `loadSkillFile` leaving the reference check to the reader (see `loadSkillSyncMarked`). */
-export function loadSkillFileMarked(skillFile: string, dir: string, text: string, stamp: FileStamp): LoadResult {
+/**
+ * `loadSkillFile` leaving the reference check to the reader (see `loadSkillSyncMarked`).
+ * `bodyUsesArguments`: for text read only through the frontmatter, whether the rest holds
+ * `$ARGUMENTS`; without it the text is the whole file and its body is searched.
+ */
+export function loadSkillFileMarked(skillFile: string, dir: string, text: string, stamp: FileStamp, bodyUsesArguments?: boolean): LoadResult {
   const fm = readFrontmatter(text, ALLOW_RETRY);
   if (!fm.ok) {
     return { skill: null, diagnostics: [diagnostic(skillFile, "error", fm.code, fm.message)] };
@@ -89,7 +94,7 @@ export function loadSkillFileMarked(skillFile: string, dir: string, text: string
   // The last component by hand for a clean POSIX path: `basename` walks the path character by
   // character in script, once per skill of a cold load.
   const dirName = path.sep === "/" && !dir.endsWith("/") ? dir.slice(dir.lastIndexOf("/") + 1) : path.basename(dir);
-  const built = buildManifest(fm.data, skillFile, dirName);
+  const built = buildManifest(fm.data, skillFile, dirName, bodyUsesArguments ?? usesArguments(fm.body));
   // The manifest's list is the skill's, so a load allocates one; a retry warning goes first.
   const diagnostics = built.diagnostics;
   if (fm.retried) {

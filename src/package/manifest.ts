@@ -9,8 +9,9 @@ import { hasUnshowableCharacter } from "./display-text.js";
 import { MAX_COMPATIBILITY_LENGTH, MAX_DESCRIPTION_LENGTH, MAX_USABLE_NAME_LENGTH } from "./limits.js";
 import { codePointLength, exceedsCodePoints, nameProblems, normalizeName } from "./naming.js";
 import { setOwnProperty } from "./own-property.js";
+import { DEFAULT_INVOCATION, INVOCATION_KEYS, readInvocationFields } from "./invocation-fields.js";
 import { parseRequirements } from "./requirements.js";
-import type { SkillManifest } from "./types.js";
+import type { SkillInvocation, SkillManifest } from "./types.js";
 
 const KNOWN_KEYS = new Set([
   "name",
@@ -21,6 +22,7 @@ const KNOWN_KEYS = new Set([
   "allowed-tools",
   "tools",
   "disable-model-invocation",
+  ...INVOCATION_KEYS,
 ]);
 
 /**
@@ -55,7 +57,11 @@ class Findings {
 /** Any character outside printable ASCII: only then can a name hide something. */
 const NOT_PLAIN_ASCII = /[^\x21-\x7e]/;
 
-export function buildManifest(raw: Record<string, unknown>, skillFile: string, dirName: string): ManifestResult {
+/**
+ * `bodyUsesArguments`: whether the body names `$ARGUMENTS` (the loader reads only the
+ * frontmatter as text, so it finds that out from the file's bytes and says so here).
+ */
+export function buildManifest(raw: Record<string, unknown>, skillFile: string, dirName: string, bodyUsesArguments = false): ManifestResult {
   const findings = new Findings(skillFile);
 
   const name = requiredString(raw, "name", findings);
@@ -115,6 +121,8 @@ export function buildManifest(raw: Record<string, unknown>, skillFile: string, d
     else findings.warn("field_type", `disable-model-invocation must be true or false, got ${JSON.stringify(v)}; ignored`);
   }
 
+  const invocation = readInvocationFields(raw, bodyUsesArguments, findings);
+
   let extra = NO_FIELDS;
   const keys = Object.keys(raw);
   for (let i = 0; i < keys.length; i++) {
@@ -138,13 +146,19 @@ export function buildManifest(raw: Record<string, unknown>, skillFile: string, d
       requirements,
       requirementsError,
       disableModelInvocation,
+      invocation,
       extra,
     }),
     diagnostics: findings.list,
   };
 }
 
-type ManifestParts = Omit<SkillManifest, "license" | "compatibility"> & { license: string | undefined; compatibility: string | undefined };
+type ManifestParts = Omit<SkillManifest, "license" | "compatibility" | "invocation"> & {
+  license: string | undefined;
+  compatibility: string | undefined;
+  /** Default `DEFAULT_INVOCATION`. */
+  invocation?: SkillInvocation;
+};
 
 /**
  * The one place a manifest object is put together, so the loader and the registry's rebuild
@@ -154,18 +168,19 @@ type ManifestParts = Omit<SkillManifest, "license" | "compatibility"> & { licens
  */
 export function composeManifest(p: ManifestParts): SkillManifest {
   const { name, description, license, compatibility, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, extra } = p;
+  const invocation = p.invocation ?? DEFAULT_INVOCATION;
   if (license === undefined && compatibility === undefined) {
-    return { name, description, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, extra };
+    return { name, description, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, invocation, extra };
   }
   // Literals rather than spreads of optional parts: a spread copies through a generic path
   // that costs more than the rest of the manifest while a cold load's code is not yet optimised.
   if (compatibility === undefined) {
-    return { name, description, license, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, extra };
+    return { name, description, license, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, invocation, extra };
   }
   if (license === undefined) {
-    return { name, description, compatibility, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, extra };
+    return { name, description, compatibility, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, invocation, extra };
   }
-  return { name, description, license, compatibility, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, extra };
+  return { name, description, license, compatibility, metadata, allowedTools, tools, requirements, requirementsError, disableModelInvocation, invocation, extra };
 }
 
 function requiredString(raw: Record<string, unknown>, key: string, findings: Findings): string | null {

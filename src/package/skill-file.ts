@@ -6,6 +6,7 @@ import { Buffer, isUtf8 } from "node:buffer";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { isOutOfDescriptors, outOfDescriptorsText } from "./descriptor-limit.js";
+import { ARGUMENTS_PLACEHOLDER } from "./invocation-fields.js";
 import { MAX_SKILL_FILE_BYTES } from "./limits.js";
 import { isFile } from "./path-kind.js";
 import type { FileStamp } from "./types.js";
@@ -25,7 +26,13 @@ export function locateSkillFile(dir: string): SkillFileLocation | null {
 }
 
 export type SkillFileRead =
-  | { ok: true; text: string; stamp: FileStamp }
+  | {
+      ok: true;
+      text: string;
+      stamp: FileStamp;
+      /** With `headOnly`: whether the bytes past the frontmatter hold `$ARGUMENTS` (the body, not decoded). */
+      bodyUsesArguments?: boolean;
+    }
   | { ok: false; code: string; message: string; errno?: string };
 
 export function stampOf(stat: fs.Stats): FileStamp {
@@ -84,8 +91,11 @@ export function readSkillFileSync(file: string, options: ReadOptions = {}): Skil
     }
     const bytes = buf.subarray(0, length);
     if (!isUtf8(bytes)) return { ok: false, code: "skill_file_not_utf8", message: "SKILL.md is not valid UTF-8" };
-    const end = options.headOnly ? frontmatterEnd(bytes) : bytes.length;
-    return { ok: true, text: bytes.toString("utf8", 0, end), stamp: stampOf(stat) };
+    if (!options.headOnly) return { ok: true, text: bytes.toString("utf8"), stamp: stampOf(stat) };
+    const end = frontmatterEnd(bytes);
+    // Whether the skill takes text after its name depends on its body (SPEC §7 prompts): a byte
+    // search here, where the bytes are, costs a load almost nothing; decoding the body would not.
+    return { ok: true, text: bytes.toString("utf8", 0, end), stamp: stampOf(stat), bodyUsesArguments: bytes.indexOf(ARGUMENTS_BYTES, end) !== -1 };
   } catch (e) {
     return ioFailure(e, file);
   } finally {
@@ -107,6 +117,7 @@ function scratchOf(size: number): Buffer {
 }
 
 const NEWLINE_FENCE = Buffer.from("\n---");
+const ARGUMENTS_BYTES = Buffer.from(ARGUMENTS_PLACEHOLDER);
 
 /**
  * Byte offset just past the first `---` line after the first line, or the file length when

@@ -35,8 +35,28 @@ export interface SkillManifest {
   /** Set when `metadata.requirements` is malformed: availability is then `invalid`. */
   requirementsError: string | null;
   disableModelInvocation: boolean;
+  /**
+   * How a person or the model starts the skill, as Claude Code reads it (`argument-hint`,
+   * `arguments`, `user-invocable`, `when_to_use`). One shared frozen object
+   * (`DEFAULT_INVOCATION`) for a skill that declares none of them and whose body has no `$ARGUMENTS`.
+   */
+  invocation: SkillInvocation;
   /** Every key the standard and our hosts do not define, kept as written. */
   extra: Record<string, unknown>;
+}
+
+/** The Claude Code fields about starting a skill (SPEC §1 table, §7 MCP prompts). */
+export interface SkillInvocation {
+  /** `argument-hint`: what to type after the name (`[issue-number] [priority]`); null when absent. */
+  argumentHint: string | null;
+  /** `arguments`: the names of the words typed after the name, in order (`$issue` is the first). */
+  argumentNames: readonly string[];
+  /** Takes text after its name: it declares `argument-hint` or `arguments`, or its body uses `$ARGUMENTS`. */
+  takesArguments: boolean;
+  /** `user-invocable: false` ⇒ false: no person starts it (not an MCP prompt); the model still may. */
+  userInvocable: boolean;
+  /** `when_to_use`, trimmed; shown after the description wherever the catalog shows it. Null when absent. */
+  whenToUse: string | null;
 }
 
 /**

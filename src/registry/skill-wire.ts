@@ -15,6 +15,7 @@
 import * as path from "node:path";
 import type { Diagnostic } from "../package/diagnostic.js";
 import type { FileStamp, LoadResult, SkillManifest, SkillPackage } from "../package/types.js";
+import { DEFAULT_INVOCATION } from "../package/invocation-fields.js";
 import { composeManifest, NO_FIELDS } from "../package/manifest.js";
 
 /** The manifest fields other than name and description, each present only when not at its default. */
@@ -133,6 +134,7 @@ function manifestRest(manifest: SkillManifest): ManifestRest | null {
   if (manifest.requirements !== null) rest.requirements = manifest.requirements;
   if (manifest.requirementsError !== null) rest.requirementsError = manifest.requirementsError;
   if (manifest.disableModelInvocation) rest.disableModelInvocation = true;
+  if (manifest.invocation !== DEFAULT_INVOCATION) rest.invocation = manifest.invocation;
   if (!isEmpty(manifest.extra)) rest.extra = manifest.extra;
   return isEmpty(rest) ? null : rest;
 }
@@ -151,6 +153,7 @@ function buildManifest(name: string, description: string, rest: ManifestRest | u
       requirements: rest?.requirements ?? null,
       requirementsError: rest?.requirementsError ?? null,
       disableModelInvocation: rest?.disableModelInvocation ?? false,
+      invocation: rest?.invocation ?? DEFAULT_INVOCATION,
       extra: rest?.extra ?? NO_FIELDS,
     }),
   );
@@ -167,6 +170,7 @@ function freezeManifest(manifest: SkillManifest): SkillManifest {
   if (manifest.allowedTools !== null) freezeDeep(manifest.allowedTools);
   if (manifest.tools !== null) freezeDeep(manifest.tools);
   if (manifest.requirements !== null) freezeDeep(manifest.requirements);
+  if (manifest.invocation !== DEFAULT_INVOCATION) freezeDeep(manifest.invocation);
   return Object.freeze(manifest);
 }
 

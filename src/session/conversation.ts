@@ -22,7 +22,7 @@ import { DEFAULT_CARRY_BUDGET_BYTES, planCompaction, type CompactionPlan } from 
 import { envValuesFor, grantedEnvNames } from "./grants.js";
 import { loggableArguments } from "./logged-arguments.js";
 import { gateTool, narrowedSurface, type GateDecision } from "./narrowing.js";
-import type { ActivationFacts, CallRecord, CompactionMode, SessionHeaderRecord, SessionRecord } from "./records.js";
+import type { ActivationFacts, CallRecord, CompactionMode, DedupMode, SessionHeaderRecord, SessionRecord } from "./records.js";
 import { selectSkills } from "./selection.js";
 import { activeInOrder, applyRecord, emptyState, type ConversationState } from "./state.js";
 import { StatsCounter, type SkillStats } from "./stats.js";
@@ -57,14 +57,23 @@ export interface ConversationOptions {
   carryBudgetBytes?: number;
   catalog?: CatalogOptions;
   skills?: string[];
+  /**
+   * Whether a repeated activation answers `already_active` (SPEC §5.1). `epoch` (the default): the
+   * same content once per compaction epoch, for a host that tells the session about compaction
+   * and new conversations. `none`: every activation answers `loaded` with its content, for a host
+   * that cannot (over MCP nothing says the model's context was reset).
+   */
+  dedup?: DedupMode;
 }
+
 
 export interface CallOptions {
   /** The host's id for this tool call; digests at compaction are keyed by it. */
   toolCallId?: string;
   /**
    * A person started this activation (an MCP prompt, a slash command), not the model: skills
-   * hidden from the model (`disable-model-invocation: true`) may be activated too.
+   * hidden from the model (`disable-model-invocation: true`) may be activated too, and the answer
+   * always carries the content: a person asking for the skill again is never told it is loaded.
    */
   userInvoked?: boolean;
 }
@@ -76,6 +85,7 @@ export interface Settings {
   carryBudgetBytes: number;
   catalog: { format: CatalogFormat; budgetChars?: number };
   selection: ReadonlySet<string> | null;
+  dedup: DedupMode;
 }
 
 export function now(): string {
@@ -99,6 +109,8 @@ export function settingsOf(options: ConversationOptions, header: SessionHeaderRe
   if (!Number.isFinite(carryBudgetBytes) || carryBudgetBytes < 0) {
     throw new RangeError(`carryBudgetBytes must be a non-negative number, got ${String(carryBudgetBytes)}`);
   }
+  const dedup = options.dedup ?? header?.dedup ?? "epoch";
+  if (dedup !== "epoch" && dedup !== "none") throw new TypeError(`dedup must be "epoch" or "none", got ${JSON.stringify(dedup)}`);
   const scope: Scope = {};
   const projectId = options.projectId ?? header?.projectId;
   const agentId = options.agentId ?? header?.agentId;
@@ -115,6 +127,7 @@ export function settingsOf(options: ConversationOptions, header: SessionHeaderRe
     },
     // Named the way the registry names skills, so any spelling of a name selects it.
     selection: options.skills ? new Set(options.skills.map(normalizeName)) : null,
+    dedup,
   };
 }
 
@@ -231,14 +244,19 @@ export function openConversation(host: SessionHost, settings: Settings): Convers
         ...settings.scope,
         compaction: settings.compaction,
         carryBudgetBytes: settings.carryBudgetBytes,
+        // Written only when not the default, so a log of a session that dedups reads as before.
+        ...(settings.dedup !== "epoch" ? { dedup: settings.dedup } : {}),
         ...(extra.registryDigest !== undefined ? { registryDigest: extra.registryDigest } : {}),
         ...(extra.client !== undefined ? { client: extra.client } : {}),
       };
     },
     async decideCall(args, options) {
       const reserved: Array<{ name: string; content: string; facts: ActivationFacts }> = [];
+      // A person asking, or a host with no dedup, always gets the content; the activation is still
+      // recorded as active (compaction, grants and narrowing follow it as ever).
+      const dedups = settings.dedup === "epoch" && options.userInvoked !== true;
       const activateSkill = (name: string, content: string, skill?: RegisteredSkill): boolean => {
-        if (isAlreadyActive(state, name, content) || inFlight.some((entry) => entry.name === name && entry.content === content)) return false;
+        if (dedups && (isAlreadyActive(state, name, content) || inFlight.some((entry) => entry.name === name && entry.content === content))) return false;
         // The session's own tool always passes the record; the lookup is only for a caller that does not.
         const entry = { name, content, facts: factsOf(skill ?? scoped().get(name)) };
         inFlight.push(entry);

@@ -7,6 +7,9 @@ import type { Envelope } from "../tool/envelope.js";
 
 export type CompactionMode = "carry" | "reload";
 
+/** How a session answers a repeated activation (SPEC §5.1): `epoch` dedups per compaction epoch, `none` never. */
+export type DedupMode = "epoch" | "none";
+
 /** Opens a conversation in the log; on replay it also resets conversation state like `clear`. */
 export interface SessionHeaderRecord {
   type: "session";
@@ -17,6 +20,8 @@ export interface SessionHeaderRecord {
   agentId?: string;
   compaction: CompactionMode;
   carryBudgetBytes: number;
+  /** Absent: `epoch`. */
+  dedup?: DedupMode;
   /** Digest of the skill tree the serving process started the conversation on, when it knows one. */
   registryDigest?: string;
   /**
@@ -161,6 +166,7 @@ export function isSessionRecord(value: unknown): value is SessionRecord {
         value.carryBudgetBytes >= 0 &&
         (value.projectId === undefined || typeof value.projectId === "string") &&
         (value.agentId === undefined || typeof value.agentId === "string") &&
+        (value.dedup === undefined || value.dedup === "epoch" || value.dedup === "none") &&
         (value.registryDigest === undefined || typeof value.registryDigest === "string") &&
         (value.client === undefined || isObject(value.client))
       );

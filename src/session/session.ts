@@ -23,7 +23,7 @@ import {
 import { fileLog, memoryLog, readSessionLog, resolveLogPath, type SessionLog } from "./log.js";
 import type { GateDecision } from "./narrowing.js";
 import type { CatalogFormat } from "../prompt/catalog.js";
-import type { CommitResult, CompactionMode, SessionHeaderRecord, SessionRecord } from "./records.js";
+import type { CommitResult, CompactionMode, DedupMode, SessionHeaderRecord, SessionRecord } from "./records.js";
 import type { SkillStats } from "./stats.js";
 
 export type { CallOptions, SessionHost } from "./conversation.js";
@@ -56,6 +56,12 @@ export interface SessionOptions {
   catalog?: { format?: CatalogFormat; budgetChars?: number };
   /** Explicit narrowing of this run to these skill names, on top of policy. */
   skills?: string[];
+  /**
+   * `epoch` (default): a repeated activation of the same content answers `already_active` until
+   * a compaction commits or `clear()`. `none`: every activation answers `loaded` with its content,
+   * for a host that cannot tell the session about compaction or a new conversation (SPEC §5.1).
+   */
+  dedup?: DedupMode;
   /** Rebuild the session from its existing log before continuing it. */
   restore?: boolean;
 }

@@ -3,6 +3,7 @@ import type { Scope } from "../access/types.js";
 import { readStampedSkillBody, SkillBodyError, type StampedBody } from "../package/body.js";
 import { registeredSkillDir } from "../package/confined-read.js";
 import { isOutOfDescriptors, outOfDescriptorsText } from "../package/descriptor-limit.js";
+import { fillSkillDir } from "../package/skill-dir-markers.js";
 import { envNames } from "../package/requirements.js";
 import { hasResources, listResources } from "../package/resources.js";
 import { sameStamp } from "../package/skill-file.js";
@@ -10,9 +11,6 @@ import type { RegisteredSkill } from "../registry/types.js";
 import { failure, success, type EnvironmentAccess, type Envelope, type ReadErrorReason, type ResourceFiles } from "./envelope.js";
 import { lookupAfterRefresh, type FoundSkill } from "./lookup.js";
 import type { SkillToolContext, SkillToolDeps } from "./types.js";
-
-/** The marker a SKILL.md body uses for its own directory (`{baseDir}/scripts/run.sh`). */
-const BASE_DIR_MARKER = "{baseDir}";
 
 const BODY_ERROR_REASONS: Record<string, ReadErrorReason> = {
   skill_file_not_utf8: "not_utf8",
@@ -50,7 +48,7 @@ export async function activateSkill(
   }
   const { skill } = current;
   if (!prepared.ok) return { envelope: prepared.envelope, skillDir: skill.dir };
-  const content = prepared.body.split(BASE_DIR_MARKER).join(skill.dir);
+  const content = fillSkillDir(prepared.body, skill.dir);
 
   const fresh = ctx.activateSkill?.(skill.name, content, skill) ?? true;
   if (!fresh) {

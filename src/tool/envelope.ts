@@ -47,6 +47,11 @@ export interface ToolError {
 }
 
 export interface ListData {
+  /**
+   * Never set: a listing has no status. Declared so that `data.status === "loaded"` narrows a
+   * call's data to the activation it is, without first ruling out a listing.
+   */
+  status?: never;
   count: number;
   skill_groups: Array<{ origin: string; label: string; skills: Array<{ name: string; description: string }> }>;
 }

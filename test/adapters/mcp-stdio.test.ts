@@ -55,9 +55,9 @@ test("tools/list shows exactly one tool, `skill`, with the flat schema and read-
   assert.equal(tool!.annotations?.openWorldHint, false);
   assert.match(tool!.description!, /<available_skills>/);
   assert.match(tool!.description!, /<name>alpha<\/name>/);
-  assert.match(client.getInstructions() ?? "", /<name>beta<\/name>/);
+  assert.match(tool!.description!, /<name>beta<\/name>/);
+  assert.doesNotMatch(client.getInstructions() ?? "", /<name>|available_skills/, "the catalog is sent once, in the description; the instructions point there");
   assert.doesNotMatch(tool!.description!, /gated/, "a skill whose requirements are unmet is not offered in the description");
-  assert.doesNotMatch(client.getInstructions() ?? "", /gated/, "nor in the instructions");
   assert.equal(client.getServerCapabilities()?.tools?.listChanged, true);
 });
 
@@ -73,7 +73,7 @@ test("{} lists the usable skills: the envelope is the structured content, the te
   assert.match(call.text, /alpha/);
 });
 
-test("{name} activates with {baseDir} resolved; the second call in the session is already_active", async () => {
+test("{name} activates with {baseDir} resolved; a second call on the connection is loaded again, with the content", async () => {
   const first = await callSkill(client, { name: "alpha" });
   const loaded = dataOf<LoadedData>(first);
   assert.equal(loaded.status, "loaded");
@@ -82,7 +82,7 @@ test("{name} activates with {baseDir} resolved; the second call in the session i
   assert.match(first.text, /^<skill_content name="alpha">/);
   const second = await callSkill(client, { name: "alpha" });
   assert.equal(second.isError, false);
-  assert.equal(dataOf<{ status: string }>(second).status, "already_active");
+  assert.deepEqual(dataOf<LoadedData>(second), loaded, "a connection is not a conversation: no dedup by default");
 });
 
 test("{name, file_path} reads a file without activating", async () => {
@@ -194,7 +194,7 @@ test("closing the client ends the server and leaves a readable session log of ev
   const [log] = logs;
   assert.equal(log!.problems, 0);
   const statuses = log!.calls.map((c) => (c.envelope.ok ? (c.envelope.data as { status?: string }).status ?? "list" : c.envelope.error.code));
-  assert.deepEqual(statuses.slice(0, 3), ["list", "loaded", "already_active"]);
+  assert.deepEqual(statuses.slice(0, 3), ["list", "loaded", "loaded"]);
   assert.ok(statuses.includes("skill_unavailable"));
   assert.equal(statuses.at(-1), "loaded");
 });

@@ -38,7 +38,7 @@ test("list --json has one entry per skill with origin, directory and usability",
   const alpha = list.skills.find((s) => s.name === "alpha")!;
   assert.deepEqual(
     { ...alpha, label: typeof alpha.label },
-    { name: "alpha", description: "Alpha does the first thing.", origin: "global", label: "string", dir: tree.alphaDir, modelInvocable: true, offeredToModel: true, problem: null, extension: { served: true, reason: null, leftOut: [] } },
+    { name: "alpha", description: "Alpha does the first thing.", origin: "global", label: "string", dir: tree.alphaDir, modelInvocable: true, offeredToModel: true, userInvocable: true, argumentHint: null, arguments: [], takesArguments: false, whenToUse: null, problem: null, extension: { served: true, reason: null, leftOut: [] } },
   );
   const hidden = list.skills.find((s) => s.name === "hidden")!;
   assert.deepEqual([hidden.modelInvocable, hidden.offeredToModel], [false, false]);

@@ -13,9 +13,13 @@
  * - `<!-- not run: REASON -->` on the line before a block (blank lines allowed) leaves it out,
  *   and the test says so with the reason: for what cannot run here (the public registry, a
  *   model, a database, a server that runs until stopped).
+ * - Every ```ts block, run or not, is type-checked as its own module under this project's
+ *   compiler options (`strict`, NodeNext), `skillport` being this checkout's source: an example
+ *   a reader copies must compile as written.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
@@ -58,6 +62,21 @@ function blocksOf(file: string): Block[] {
     if (RUNNABLE.has(block.lang) && next.lang === "text" && between.every((line) => line.trim() === "")) block.expected = `${next.code}\n`;
   }
   return found.filter((block) => RUNNABLE.has(block.lang));
+}
+
+/** Every block of one language in a file, run or not. */
+function blocksOfLang(file: string, lang: string): Block[] {
+  const lines = fs.readFileSync(file, "utf8").split("\n");
+  const found: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\w*)\s*$/.exec(lines[i]!);
+    if (!open) continue;
+    let end = i + 1;
+    while (end < lines.length && !/^```\s*$/.test(lines[end]!)) end++;
+    if (open[1] === lang) found.push({ file, line: i + 1, lang, code: lines.slice(i + 1, end).join("\n"), notRun: null, expected: null });
+    i = end;
+  }
+  return found;
 }
 
 const files = [path.join(REPO, "README.md"), ...fs.readdirSync(path.join(REPO, "docs")).filter((name) => name.endsWith(".md")).sort().map((name) => path.join(REPO, "docs", name))];
@@ -122,6 +141,54 @@ function shellCommands(code: string): string[] {
   }
   return commands;
 }
+
+/**
+ * Type-checks every ```ts block in one compiler run: each block its own module in a temporary
+ * folder, `skillport` (and its subpaths) mapped to this checkout's source, other packages to this
+ * checkout's node_modules (linked in). Returns the compiler's messages, with each file named by the block.
+ */
+function typeCheck(tsBlocks: readonly Block[]): string {
+  const dir = fs.realpathSync(tempDir("skillport-docs-types-"));
+  const names = new Map<string, string>();
+  tsBlocks.forEach((block, index) => {
+    const file = `block-${index}.ts`;
+    names.set(file, `${path.relative(REPO, block.file)}:${block.line}`);
+    fs.writeFileSync(path.join(dir, file), block.code);
+  });
+  // ES modules, as a reader's project with `"type": "module"` has them (top-level await).
+  fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ type: "module" }));
+  const base = JSON.parse(fs.readFileSync(path.join(REPO, "tsconfig.json"), "utf8")) as { compilerOptions: Record<string, unknown> };
+  const { outDir: _outDir, rootDir: _rootDir, declaration: _declaration, ...compilerOptions } = base.compilerOptions;
+  // The reader's dependencies are this checkout's (`ai` for the agent-loop example, Node's types).
+  fs.symlinkSync(path.join(REPO, "node_modules"), path.join(dir, "node_modules"), "dir");
+  fs.writeFileSync(
+    path.join(dir, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: {
+        ...compilerOptions,
+        noEmit: true,
+        // An example may leave a value unused (`session.manageTool;` shows what it is).
+        noUnusedLocals: false,
+        paths: {
+          skillport: [path.join(REPO, "src", "index.ts")],
+          "skillport/mcp": [path.join(REPO, "src", "mcp.ts")],
+          "skillport/ai-sdk": [path.join(REPO, "src", "adapters", "ai-sdk.ts")],
+        },
+      },
+      include: ["*.ts"],
+    }),
+  );
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+  const run = spawnSync(process.execPath, [tsc, "-p", dir, "--pretty", "false"], { cwd: dir, encoding: "utf8", timeout: 300_000 });
+  const output = `${run.stdout}${run.stderr}`.replace(/block-\d+\.ts/g, (file) => names.get(file) ?? file);
+  return run.status === 0 ? "" : output || `tsc exited ${run.status ?? run.signal}`;
+}
+
+test("every TypeScript block of the README and the docs type-checks under strict", { timeout: 600_000 }, () => {
+  const tsBlocks = files.flatMap((file) => blocksOfLang(file, "ts"));
+  assert.ok(tsBlocks.length >= 5, "the docs hold TypeScript examples");
+  assert.equal(typeCheck(tsBlocks), "");
+});
 
 test("the docs have runnable blocks, and every block left out says why", () => {
   assert.ok(blocks.some((block) => block.notRun === null && block.lang === "ts"), "a TypeScript example runs");

@@ -405,6 +405,7 @@ test("fields: allowed-tools string or list, tools, disable-model-invocation, ext
       "tools: bash",
       "disable-model-invocation: true",
       "argument-hint: '[file]'",
+      "effort: high",
       "metadata:",
       "  author: me",
       "  count: 3",
@@ -415,7 +416,8 @@ test("fields: allowed-tools string or list, tools, disable-model-invocation, ext
   assert.deepEqual(skill!.manifest.allowedTools, ["Bash(git add:*)", "Read", "Write"]);
   assert.deepEqual(skill!.manifest.tools, ["bash"]);
   assert.equal(skill!.manifest.disableModelInvocation, true);
-  assert.deepEqual(skill!.manifest.extra, { "argument-hint": "[file]" });
+  assert.deepEqual(skill!.manifest.extra, { effort: "high" });
+  assert.equal(skill!.manifest.invocation.argumentHint, "[file]", "a Claude Code field is read, not extra");
   assert.deepEqual(skill!.manifest.metadata, { author: "me", count: 3 });
   assert.deepEqual(diagnostics.map((d) => d.code), ["metadata_value_type"]);
   const listDir = writeSkill(root, "tool-list", "name: tool-list\ndescription: d\nallowed-tools: [Read, Grep]\ntools: [read, grep]");

@@ -29,7 +29,7 @@ let server: HttpServer;
 let url: URL;
 
 before(async () => {
-  server = await startHttpServer(["--root", skills, "--log-dir", logDir], { cwd: root, env: childEnv(root) });
+  server = await startHttpServer(["--root", skills, "--log-dir", logDir, "--dedup", "connection"], { cwd: root, env: childEnv(root) });
   url = server.url;
 });
 

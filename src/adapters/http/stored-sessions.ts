@@ -37,6 +37,7 @@ import type { Session, SessionOptions } from "../../session/session.js";
 import { SessionGoneError, type StoredSession, type StoredSessionOptions } from "../../session/stored-session.js";
 import { StoreUnavailableError, type SessionStore, type StoreMessage, type StoreSubscription } from "../../session/store.js";
 import { createMcpConnection, type McpServerOptions, type McpSessionFactory } from "../mcp.js";
+import { mcpSessionOptions } from "../mcp-dedup.js";
 import { readJsonBody, refuseBody, sendError } from "./body.js";
 import { DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS } from "./defaults.js";
 import { answerDirectToolCall, directToolCall } from "./direct-call.js";
@@ -135,7 +136,7 @@ export async function serveMcpHttpReplicated(
   // late by at most this much, and a busy session costs no write per request.
   const touchEveryMs = idleTimeoutMs > 0 ? Math.min(Math.max(idleTimeoutMs / 10, 50), 5000) : Infinity;
   const replicaId = randomUUID();
-  const sessionOptions = options.session;
+  const sessionOptions = mcpSessionOptions(options.session, options.dedup);
   const metrics = listen.metrics ?? null;
   const rejectOtherDigest = listen.rejectOtherRegistryDigest !== false && listen.registryDigest !== undefined;
   const sessionTtlMs = listen.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;

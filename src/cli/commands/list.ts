@@ -53,6 +53,16 @@ export interface ListEntry {
   modelInvocable: boolean;
   /** Whether the model's catalog and `{}` listing offer it: invocable, and its requirements met here. */
   offeredToModel: boolean;
+  /** false for `user-invocable: false`: no MCP prompt, people do not start it. */
+  userInvocable: boolean;
+  /** `argument-hint`; null when absent. */
+  argumentHint: string | null;
+  /** `arguments`: the names of the words typed after the skill's name. */
+  arguments: string[];
+  /** Takes text after its name (`argument-hint`, `arguments`, or `$ARGUMENTS` in the body). */
+  takesArguments: boolean;
+  /** `when_to_use`, which the model's catalog shows after the description; null when absent. */
+  whenToUse: string | null;
   /** null when usable, else why not. */
   problem: string | null;
   /**
@@ -74,6 +84,11 @@ async function listEntries(registry: ScopedRegistry): Promise<ListEntry[]> {
     dir: skill.dir,
     modelInvocable: !skill.manifest.disableModelInvocation,
     offeredToModel: offered.has(skill.name),
+    userInvocable: skill.manifest.invocation.userInvocable,
+    argumentHint: skill.manifest.invocation.argumentHint,
+    arguments: [...skill.manifest.invocation.argumentNames],
+    takesArguments: skill.manifest.invocation.takesArguments,
+    whenToUse: skill.manifest.invocation.whenToUse,
     problem: availabilityProblem(registry.availability(skill.name)),
     extension: extension.get(skill.name) ?? null,
   }));

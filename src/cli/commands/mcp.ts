@@ -1,9 +1,10 @@
 import path from "node:path";
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { parseAllowedOrigin, parseBindAddress, type BindAddress } from "../../adapters/http/address.js";
 import { PROBE_CONNECTIONS } from "../../adapters/http/connection-cap.js";
 import { DEFAULT_DRAIN_TIMEOUT_MS, DEFAULT_MCP_HTTP_HOST, DEFAULT_MCP_HTTP_IDLE_TIMEOUT_MS, DEFAULT_SESSION_TTL_MS, STREAM_IDLE_FACTOR } from "../../adapters/http/defaults.js";
 import type { McpServerOptions } from "../../adapters/mcp.js";
+import { MCP_DEDUP_MODES, type McpDedup } from "../../adapters/mcp-dedup.js";
 import type { SessionOptions } from "../../session/session.js";
 import type { SkillSource } from "../../registry/types.js";
 import { InvalidArgumentError } from "commander";
@@ -60,6 +61,8 @@ export interface McpOptions extends Omit<CommonOptions, "json"> {
   maxConnections?: number;
   /** Seconds an event stream alone keeps a session from idling. */
   streamIdleTimeout?: number;
+  /** `connection`: a repeated activation on one connection answers `already_active`; default `none`. */
+  dedup?: McpDedup;
 }
 
 export function registerMcpCommand(program: Command, { out, run }: CommandHost): void {
@@ -102,6 +105,11 @@ export function registerMcpCommand(program: Command, { out, run }: CommandHost):
         "--stream-idle-timeout <seconds>",
         `with --http (without --store), end a session whose only open request is an event stream after this long without another (default: ${STREAM_IDLE_FACTOR} × --idle-timeout; never less than it)`,
         nonNegativeInteger,
+      )
+      .addOption(
+        new Option("--dedup <mode>", "none: every activation answers with the skill's content (a connection is not a conversation); connection: a repeat on one connection answers already_active")
+          .choices(MCP_DEDUP_MODES as string[])
+          .default("none"),
       )
       .option("--watch", "rescan when skill files change and tell clients the tools, resources and prompts changed")
       .option("--authoring <dir>", "offer the `skill_manage` tool, writing skills into this folder (created if missing; private to --agent when given)")
@@ -173,6 +181,7 @@ export async function mcpCommand(options: McpOptions, out: CliOutput): Promise<E
     version: packageVersion(),
     log: (line) => out.log(line),
     ...(options.hideToolFromExtensionClients ? { hideToolFromExtensionClients: true } : {}),
+    dedup: options.dedup ?? "none",
   };
 
   let serving: { done?: Promise<void>; notifyToolsChanged(): Promise<void>; close(): Promise<void>; drain?(timeoutMs: number): Promise<boolean> };

@@ -33,6 +33,10 @@ export interface SkillDetails {
   dir: string;
   skillFile: string;
   modelInvocable: boolean;
+  /** false for `user-invocable: false`: not offered to people as an MCP prompt. */
+  userInvocable: boolean;
+  /** Takes text after its name (`argument-hint`, `arguments`, or `$ARGUMENTS` in the body): its prompt has arguments. */
+  takesArguments: boolean;
   frontmatter: Record<string, unknown>;
   /** The parsed `metadata.requirements` tree as one expression; null when none declared. */
   requirements: string | null;
@@ -56,6 +60,8 @@ export async function showCommand(name: string, options: CommonOptions, out: Cli
       dir: skill.dir,
       skillFile: skill.skillFile,
       modelInvocable: registry.get(skill.name) !== undefined,
+      userInvocable: skill.manifest.invocation.userInvocable,
+      takesArguments: skill.manifest.invocation.takesArguments,
       frontmatter: frontmatterOf(skill),
       requirements: skill.manifest.requirements ? requirementsText(skill.manifest.requirements) : null,
       availability: registry.availability(skill.name) ?? null,
@@ -78,6 +84,11 @@ function frontmatterOf(skill: RegisteredSkill): Record<string, unknown> {
   if (m.allowedTools !== null) fields["allowed-tools"] = m.allowedTools;
   if (m.tools !== null) fields.tools = m.tools;
   if (m.disableModelInvocation) fields["disable-model-invocation"] = true;
+  const invocation = m.invocation;
+  if (invocation.argumentHint !== null) fields["argument-hint"] = invocation.argumentHint;
+  if (invocation.argumentNames.length > 0) fields.arguments = [...invocation.argumentNames];
+  if (!invocation.userInvocable) fields["user-invocable"] = false;
+  if (invocation.whenToUse !== null) fields.when_to_use = invocation.whenToUse;
   for (const [key, value] of Object.entries(m.extra)) setOwnProperty(fields, key, value);
   return fields;
 }
@@ -105,6 +116,7 @@ function renderDetails(d: SkillDetails): string {
   lines.push(`directory: ${oneLineShown(d.dir)}`);
   lines.push(`file: ${oneLineShown(d.skillFile)}`);
   if (!d.modelInvocable) lines.push("model: hidden (disable-model-invocation, or not allowed in this scope)");
+  lines.push(`prompt: ${!d.userInvocable ? "none (user-invocable: false)" : d.takesArguments ? "takes text after the name (prompt arguments)" : "takes no arguments"}`);
   if (d.requirements) lines.push(`requirements: ${d.requirements}`);
   lines.push(`availability: ${availabilityProblem(d.availability ?? undefined) ?? "available"}`);
   if (d.availability && d.availability.status !== "invalid" && d.availability.optionalMissing.length > 0) {

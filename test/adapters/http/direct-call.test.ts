@@ -24,7 +24,7 @@ let runtime: SkillRuntime;
 let connection: McpConnection;
 
 before(async () => {
-  server = await startHttpServer(["--root", tree.root, "--no-log"], { cwd: tree.cwd, env: tree.env });
+  server = await startHttpServer(["--root", tree.root, "--no-log", "--dedup", "connection"], { cwd: tree.cwd, env: tree.env });
   runtime = await createSkillRuntime({ sources: [{ path: tree.root, origin: "global" }], cwd: tree.cwd, home: tree.home });
   connection = createMcpConnection(runtime, { session: { log: false }, version: "0.0.0", log: () => {} });
 });
@@ -147,7 +147,7 @@ test("an error a session throws reaches the client the same on the direct path a
   }
 });
 
-test("the direct path keeps the session: a repeated activation is already_active, whichever path loaded it", async () => {
+test("the direct path keeps the session: with --dedup connection a repeated activation is already_active, whichever path loaded it", async () => {
   const id = await session();
   const first = await post(id, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "skill", arguments: { name: "alpha" }, _meta: {} } });
   const again = await post(id, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "skill", arguments: { name: "alpha" } } });

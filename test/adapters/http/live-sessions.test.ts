@@ -16,7 +16,7 @@ let server: HttpServer;
 let url: URL;
 
 before(async () => {
-  server = await startHttpServer(["--root", tree.root, "--log-dir", tree.logDir], { cwd: tree.cwd, env: tree.env });
+  server = await startHttpServer(["--root", tree.root, "--log-dir", tree.logDir, "--dedup", "connection"], { cwd: tree.cwd, env: tree.env });
   url = server.url;
 });
 
@@ -58,7 +58,7 @@ test("it binds to 127.0.0.1 by default and serves one tool with the flat schema"
     assert.equal(tools[0]!.name, "skill");
     assert.deepEqual(Object.keys(tools[0]!.inputSchema.properties ?? {}).sort(), ["file_path", "name"]);
     assert.equal(tools[0]!.annotations?.readOnlyHint, true);
-    assert.match(client.getInstructions() ?? "", /<name>alpha<\/name>/);
+    assert.doesNotMatch(client.getInstructions() ?? "", /<name>alpha<\/name>/, "the catalog rides in the tool description alone");
     const list = await callSkill(client, {});
     assert.equal(dataOf<{ count: number }>(list).count, 2, "alpha and beta; gated's variable is unset, so it is not offered");
     const read = await callSkill(client, { name: "alpha", file_path: "references/guide.md" });
@@ -71,7 +71,7 @@ test("it binds to 127.0.0.1 by default and serves one tool with the flat schema"
   }
 });
 
-test("two clients at once keep separate sessions: each gets a fresh load, then already_active", async () => {
+test("two clients at once keep separate sessions: each gets a fresh load, then (with --dedup connection) already_active", async () => {
   const a = await connect();
   const b = await connect();
   try {

@@ -199,7 +199,7 @@ describe("operating replicas on a shared store", { skip: db.skip ?? false, timeo
 
   before(async () => {
     sql = postgres(db.url!, { max: 3, onnotice: () => {} });
-    const common = ["--root", tree.root, "--store", db.url!, "--store-timeout", "20", "--metrics"];
+    const common = ["--root", tree.root, "--store", db.url!, "--store-timeout", "20", "--metrics", "--dedup", "connection"];
     [a, b] = await Promise.all([startHttpServer(common, { cwd: tree.cwd, env: tree.env }), startHttpServer(common, { cwd: tree.cwd, env: tree.env })]);
   });
 

@@ -57,7 +57,7 @@ describe("MCP over HTTP on a shared store", { skip: db.skip ?? false }, () => {
 
   before(async () => {
     sql = postgres(db.url!, { max: 2, onnotice: () => {} });
-    const common = ["--root", tree.root, "--store", db.url!];
+    const common = ["--root", tree.root, "--store", db.url!, "--dedup", "connection"];
     // Only B watches the skills: a change reaches A's streams through the store alone.
     [a, b] = await Promise.all([
       startHttpServer(common, { cwd: tree.cwd, env: tree.env }),
