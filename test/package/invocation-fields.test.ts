@@ -41,7 +41,7 @@ test("$ARGUMENTS in the body is found from the bytes on load, and from the text 
   const dir = makeSkill(root, "templated", { body: "Fix $ARGUMENTS[0]." });
   assert.equal(loadSkillSync(dir).skill!.manifest.invocation.takesArguments, true);
   const text = fs.readFileSync(path.join(dir, "SKILL.md"), "utf8");
-  assert.equal(loadSkillFile(path.join(dir, "SKILL.md"), dir, text, { size: 0, mtimeMs: 0, ino: 0 }).skill!.manifest.invocation.takesArguments, true);
+  assert.equal(loadSkillFile(path.join(dir, "SKILL.md"), dir, text, { size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 }).skill!.manifest.invocation.takesArguments, true);
   const inFrontmatter = makeSkill(root, "quoted", { description: "Mentions $ARGUMENTS here only.", body: "Nothing to put in." });
   assert.equal(loadSkillSync(inFrontmatter).skill!.manifest.invocation.takesArguments, false, "only the body counts");
 });
