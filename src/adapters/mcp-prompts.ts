@@ -7,6 +7,7 @@
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, type Prompt } from "@modelcontextprotocol/sdk/types.js";
+import { showInvisible } from "../audit/invisible.js";
 import { ProtocolError } from "./protocol-error.js";
 import type { RegisteredSkill } from "../registry/types.js";
 import type { Session } from "../session/session.js";
@@ -25,7 +26,7 @@ export const SKILL_PROMPTS_CAPABILITIES = { prompts: { listChanged: true } } as 
 
 export function attachSkillPrompts(server: Server, session: Session, source: SkillPromptsSource): SkillPrompts {
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({
-    prompts: source.skills().map((skill): Prompt => ({ name: skill.name, title: skill.name, description: skill.description })),
+    prompts: source.skills().map((skill): Prompt => ({ name: skill.name, title: skill.name, description: showInvisible(skill.description) })),
   }));
 
   server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
@@ -35,7 +36,7 @@ export function attachSkillPrompts(server: Server, session: Session, source: Ski
     if (!envelope.ok) throw new ProtocolError(ErrorCode.InvalidParams, text);
     const skill = source.skills().find((candidate) => candidate.name === name);
     return {
-      ...(skill ? { description: skill.description } : {}),
+      ...(skill ? { description: showInvisible(skill.description) } : {}),
       messages: [{ role: "user", content: { type: "text", text } }],
     };
   });

@@ -15,6 +15,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { ProtocolError } from "./protocol-error.js";
 import * as z from "zod/v4";
+import { showInvisible } from "../audit/invisible.js";
 import { readConfinedBytes } from "../package/confined-read.js";
 import type { RegisteredSkill } from "../registry/types.js";
 import { buildSkillEntry, compare, DigestCache, SKILL_LIMITS, type ServedSkill, type SkillEntry } from "./skill-entry.js";
@@ -203,13 +204,19 @@ export function attachSkillsExtension(server: Server, source: SkillsExtensionSou
   };
 }
 
-/** SKILL.md as a listed resource: the skill's name and description, as the extension asks. */
+/**
+ * SKILL.md as a listed resource: the skill's name and description, as the extension asks. The
+ * description is shown with invisible characters written out: nothing verifies it against the
+ * file. The entries (`skills/list`, `skills/get`) and the bytes `resources/read` serves stay
+ * exactly as on disk, because clients check them against the file and its digest; a skill whose
+ * files hide characters is kept from them by the audit instead.
+ */
 function manifestResource(entry: SkillEntry): Resource {
   const manifest = entry.resources.find((resource) => resource.uri === entry.uri)!;
   return {
     uri: entry.uri,
     name: entry.frontmatter["name"] as string,
-    description: entry.frontmatter["description"] as string,
+    description: showInvisible(entry.frontmatter["description"] as string),
     mimeType: "text/markdown",
     size: manifest.size,
   };

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import type { Scope } from "../access/types.js";
+import { showInvisible } from "../audit/invisible.js";
 import { readStampedSkillBody, SkillBodyError, type StampedBody } from "../package/body.js";
 import { registeredSkillDir } from "../package/confined-read.js";
 import { isOutOfDescriptors, outOfDescriptorsText } from "../package/descriptor-limit.js";
@@ -50,7 +51,9 @@ export async function activateSkill(
   }
   const { skill } = current;
   if (!prepared.ok) return { envelope: prepared.envelope, skillDir: skill.dir };
-  const content = prepared.body.split(BASE_DIR_MARKER).join(skill.dir);
+  // The envelope is what every host hands the model (the text and MCP's `structuredContent`) and
+  // what the session logs and carries: invisible characters are shown once, here, for all of them.
+  const content = showInvisible(prepared.body.split(BASE_DIR_MARKER).join(skill.dir));
 
   const fresh = ctx.activateSkill?.(skill.name, content, skill) ?? true;
   if (!fresh) {
