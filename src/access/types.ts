@@ -1,3 +1,4 @@
+import type { TextFinding } from "../package/types.js";
 import type { RegisteredSkill } from "../registry/types.js";
 
 /** Per-agent policy (SPEC §3.1, §3.2). Names are exact. */
@@ -73,6 +74,15 @@ export interface ScopedRegistry {
   all(): RegisteredSkill[];
   /** Requirement check of an allowed skill; `undefined` when not allowed or missing. */
   availability(name: string): Availability | undefined;
+  /**
+   * The audit's finding that keeps an allowed skill from being served (SPEC §12), as far as known
+   * without reading: SKILL.md's findings, and the rest of the package's once judged. Such a skill
+   * is left out of `list()`; `get` still finds it, so activating it answers `skill_unavailable`.
+   * Optional, for registries a host builds itself; without it nothing is blocked.
+   */
+  blocked?(name: string): TextFinding | undefined;
+  /** As `blocked`, after judging the rest of the package (the first time only; bounded by the package limits). */
+  judged?(name: string): Promise<TextFinding | undefined>;
   /** Snapshot version this scope was resolved from. */
   readonly version: number;
   /**

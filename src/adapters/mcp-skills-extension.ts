@@ -43,6 +43,11 @@ export interface SkillsExtensionSource {
   skills(): readonly RegisteredSkill[];
   /** Every source's root directory: one inside a skill's folder is not part of that skill's package. */
   sourceRoots(): readonly string[];
+  /**
+   * Why the audit keeps a skill out of the extension, the rest of its package judged the first
+   * time it is asked (SPEC §12); null when nothing does. Optional: without it nothing is kept out.
+   */
+  blockedReason?(skill: RegisteredSkill): Promise<string | null>;
   /** A skill left out of the extension, and why; called again only when the reason changes. */
   report(skill: RegisteredSkill, reason: string): void;
   /** A skill published with `metadata` values left out (they are not text); said once per change, like `report`. */
@@ -74,7 +79,8 @@ export function attachSkillsExtension(server: Server, source: SkillsExtensionSou
 
   /** The entry of one skill, or null (reported) when the extension does not publish it. */
   const serve = async (skill: RegisteredSkill): Promise<ServedSkill | null> => {
-    const built = await buildSkillEntry(skill, digests, source.sourceRoots());
+    const blocked = (await source.blockedReason?.(skill)) ?? null;
+    const built = blocked !== null ? { ok: false as const, reason: blocked } : await buildSkillEntry(skill, digests, source.sourceRoots());
     if (built.ok) {
       const note = built.served.leftOut.length > 0 ? `left out: ${built.served.leftOut.join(", ")}` : undefined;
       if (note === undefined) reported.delete(skill.dir);

@@ -23,6 +23,8 @@ export function registerSkill(skill: SkillPackage, source: SkillSource, sourceIn
   if (source.agentId !== undefined) record.agentId = source.agentId;
   if (source.writable === true) record.writable = true;
   if (skill.entryReady) record.entryReady = true;
+  if (skill.findings) record.findings = skill.findings;
+  if (source.audit === "warn" || source.audit === "off") record.audit = source.audit;
   const frozen = Object.freeze(record);
   if (withheld?.warning) withheldWarnings.set(frozen, withheld.warning);
   return frozen;

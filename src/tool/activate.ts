@@ -8,6 +8,7 @@ import { envNames } from "../package/requirements.js";
 import { hasResources, listResources } from "../package/resources.js";
 import { sameStamp } from "../package/skill-file.js";
 import type { RegisteredSkill } from "../registry/types.js";
+import { auditRefusal } from "./audit-gate.js";
 import { failure, success, type EnvironmentAccess, type Envelope, type ReadErrorReason, type ResourceFiles } from "./envelope.js";
 import { lookupAfterRefresh, type FoundSkill } from "./lookup.js";
 import type { SkillToolContext, SkillToolDeps } from "./types.js";
@@ -106,6 +107,8 @@ async function prepare(found: FoundSkill): Promise<({ ok: true } & StampedBody) 
       readFailed: false,
     };
   }
+  const refused = await auditRefusal(registry, skill);
+  if (refused) return { ok: false, envelope: failure(refused), readFailed: false };
   // A folder swapped for a link since loading would serve another skill's body under this name:
   // answered as a file that could not be read, which rescans once (`registeredSkillDir`).
   const registered = registeredSkillDir(skill.dir);
