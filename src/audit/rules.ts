@@ -101,6 +101,10 @@ const BIDI = /[\u202A-\u202E\u2066-\u2069]/;
 const WORDISH = String.raw`[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}0-9]`;
 const ZW_IN_WORD = new RegExp(`(?<=${WORDISH})[\\u200B\\u200C\\u200D\\u2060\\uFEFF\\u180E]+(?=${WORDISH})|[\\u200B\\u200C\\u200D\\u2060\\uFEFF\\u180E]{4,}`, "u");
 
+// One selector follows a character to pick its glyph (an emoji, an ideograph's variant); two or
+// more in a row pick nothing and only carry data.
+const SELECTOR_RUN = /[\u{E0100}-\u{E01EF}\uFE00-\uFE0F]{2,}/u;
+
 // ---- Decode-and-run, encoded payloads ------------------------------------------------------
 
 function scanDecodeAndRun(doc: TextDoc): Hit[] {
@@ -178,11 +182,13 @@ function passwordArchive(text: string): boolean {
 }
 
 const EXECUTABLE_FILE = /\b[\w.-]+\.(?:exe|msi|scr|dmg|pkg|bat|cmd|apk|appimage|vbs|hta|lnk|jar|pif|cpl)\b/i;
-const DOWNLOAD = /\b(?:download|grab|fetch|get)\b/i;
-const RUN_IT = /\b(?:run|execute|launch|open|double[- ]click|start|install)\b/i;
+const DOWNLOAD = /\b[Dd]ownload(?:s|ed|ing)?\b/;
+// Lower-case (or a sentence's capital) verbs of prose: a Dockerfile's `RUN` is a build step, not an instruction to a person.
+const RUN_IT = /\b(?:[Rr]un|[Ee]xecute|[Ll]aunch|[Oo]pen|[Dd]ouble[- ][Cc]lick)\b(?!\s*[:(])/;
 
+/** Prose telling someone to download an executable and run it: all three in one sentence. */
 function executableDownload(text: string): boolean {
-  return EXECUTABLE_FILE.test(text) && DOWNLOAD.test(text) && RUN_IT.test(text);
+  return text.split(/(?<=[.!?])\s+(?=[A-Z0-9])|\n\s*\n/).some((sentence) => EXECUTABLE_FILE.test(sentence) && DOWNLOAD.test(sentence) && RUN_IT.test(sentence) && !/\bcurl\b|\bwget\b/.test(sentence));
 }
 
 const TERMINAL = /\b(?:terminal|command[\s-]prompt|cmd(?:\.exe)?|powershell|console|shell)\b/i;
@@ -204,11 +210,16 @@ function pasteEncoded(text: string): boolean {
 const REVERSE_SHELL =
   /\b(?:ba|z)?sh\s+-i\b[^\n]*\/dev\/(?:tcp|udp)\/|\/dev\/(?:tcp|udp)\/[^\s/]+\/\d+[^\n]*0>&1|\bexec\s+\d+<>\s*\/dev\/tcp\/|\b(?:nc|ncat|netcat)\b[^\n|;]*\s-(?:e|c)\s+\S*(?:sh|cmd|powershell)\b|\bsocat\b[^\n]*\bexec:[^\n]*\b(?:ba)?sh\b|\bmkfifo\b[^\n]*\|\s*(?:nc|ncat)\b|\bpty\.spawn\([^\n]*\bsocket\b|\bsocket\b[^\n]*\bpty\.spawn\(/i;
 
-const QUARANTINE = /\bxattr\s+(?:-\w+\s+)*(?:-d\s+com\.apple\.quarantine|-c\b|-cr\b|-rc\b)|\bspctl\s+--master-disable\b|\bSet-MpPreference\b[^\n]*-Disable|\bAdd-MpPreference\b[^\n]*-ExclusionPath/i;
+const QUARANTINE = /\bspctl\s+--master-disable\b|\bspctl\s+--global-disable\b|\bSet-MpPreference\b[^\n]*-Disable|\bAdd-MpPreference\b[^\n]*-ExclusionPath/i;
 
 // ---- Warnings: what honest skills sometimes do ----------------------------------------------
 
 const BANG_COMMAND = /(?:^|\s)!\x60[^\x60\n]+\x60/;
+
+/** Whether `index` lies outside inline code: an even number of backticks before it. */
+function outsideCode(line: string, index: number): boolean {
+  return (line.slice(0, index + 1).split("\x60").length - 1) % 2 === 0;
+}
 
 const CREDENTIAL_PATH =
   /(?:\.ssh\/(?!\S*\.pub\b)(?:id_\w+|[\w.-]*_rsa\b|\*)|\.aws\/credentials|\.config\/gcloud\b|application_default_credentials\.json|\.azure\/(?:accessTokens|msal_token_cache)|\.kube\/config\b|\.docker\/config\.json|(?:~|\$HOME|HOME\W+)\/?\.netrc\b|\.git-credentials\b|\.gnupg\/|Library\/Keychains|\blogin\.keychain|\bsecurity\s+(?:find-generic-password|find-internet-password|dump-keychain)\b|Google\/Chrome\/(?:User Data|Default)|Application Support\/Google\/Chrome|\.config\/(?:google-chrome|chromium|BraveSoftware)|\.mozilla\/firefox|\bLogin Data\b|\bkey[34]\.db\b|\blogins\.json\b|\bwallet\.dat\b|\bexodus\.wallet\b|Electrum\/wallets|\.config\/solana\/id\.json|\/etc\/shadow\b)/;
@@ -217,17 +228,20 @@ const READS = /\b(?:cat|cp|scp|rsync|tar|zip|base64|less|head|tail|type|Get-Cont
 function scanCredentials(doc: TextDoc): Hit[] {
   // In a script any reach for a credential store counts; in prose only a command that reads one
   // (a guide telling a person where their key lives is not the skill reading it).
-  return lineHits(doc, CREDENTIAL_PATH, true, (line) => doc.kind !== "markdown" || READS.test(line));
+  return lineHits(doc, CREDENTIAL_PATH, true, (line) => doc.kind === "script" || READS.test(line));
 }
 
 const ENV_DUMP_SENT =
-  /\b(?:env|printenv|export\s+-p|set)\b\s*\|\s*(?:base64\s*\|\s*)?(?:curl|wget|nc|ncat|socat|telnet)\b|\b(?:curl|wget)\b[^\n]*(?:\$\((?:env|printenv)\)|\x60(?:env|printenv)\x60)|\/proc\/(?:self|\d+|\$\w+|\*)\/environ\b/;
+  /\b(?:env|printenv|export\s+-p|set)\b\s*\|\s*(?:base64\s*\|\s*)?(?:curl|wget|nc|ncat|socat|telnet)\b|\b(?:curl|wget)\b[^\n]*(?:\$\((?:env|printenv)\)|\x60(?:env|printenv)\x60)/;
+// Another process's environment, read from /proc: in a script, not in a guide that names the file.
+const PROC_ENVIRON = /\/proc\/(?:self|\d+|\$\w+|\*)\/environ\b/;
 const ENV_SERIALISED =
   /JSON\.stringify\(\s*process\.env\s*\)|\bbody\s*:\s*process\.env\b|\bjson\.dumps\(\s*(?:dict\(\s*)?os\.environ\s*\)?\s*\)|\b(?:data|json|params)\s*=\s*(?:dict\(\s*)?os\.environ\b|\bstr\(\s*os\.environ\s*\)|\bdict\(\s*os\.environ\s*\)|\bGet-ChildItem\s+env:|\bgci\s+env:|\[Environment\]::GetEnvironmentVariables\(\)/i;
 const NETWORK_SEND = /\b(?:requests\.(?:post|put)|httpx\.(?:post|put)|urllib\.request|urlopen|http\.client|socket\.|fetch\s*\(|axios|https?\.request|XMLHttpRequest|Invoke-WebRequest|Invoke-RestMethod|curl|wget|WebClient|UploadString|smtplib|net\.connect)\b/;
 
 function scanEnvironment(doc: TextDoc): Hit[] {
   const hits = lineHits(doc, ENV_DUMP_SENT, true);
+  if (doc.kind === "script") hits.push(...lineHits(doc, PROC_ENVIRON, true));
   if (doc.kind !== "markdown" && NETWORK_SEND.test(doc.text)) hits.push(...lineHits(doc, ENV_SERIALISED, true));
   return hits.sort((a, b) => a.line - b.line);
 }
@@ -235,7 +249,7 @@ function scanEnvironment(doc: TextDoc): Hit[] {
 // Text that talks to the model about its own rules. A phrase quoted (a guide naming the attack,
 // a detector's pattern list) is discussion, not an instruction, and is left alone.
 const OVERRIDE =
-  /\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|my|of|these|those)\s+)*(?:previous|prior|earlier|above|preceding|original|system|safety|developer)\s+(?:instructions?|rules|prompts?|directives|guidelines|guardrails|messages|context)\b|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert|warn)\s+(?:the\s+)?user\b|\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?user\b|\b(?:hide|conceal|keep)\s+(?:this|it|these\s+\w+|the\s+\w+)\s+(?:secret\s+)?from\s+(?:the\s+)?user\b|\bnew\s+system\s+prompt\b|\byou\s+are\s+no\s+longer\s+bound\b|\byour\s+(?:real|true|new)\s+instructions\s+are\b/i;
+  /\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|my|of|these|those)\s+)*(?:previous|prior|earlier|above|preceding|original|system|safety|developer)\s+(?:instructions?|rules|prompts?|directives|guidelines|guardrails|messages|context)\b|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert|warn)\s+(?:the\s+)?user\b|\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?user\b|\b(?:hide|conceal|keep)\s+(?:this|it|these\s+\w+|the\s+\w+)\s+(?:secret\s+)?from\s+(?:the\s+)?user\b|\byou\s+are\s+no\s+longer\s+bound\b|\byour\s+(?:real|true|new)\s+instructions\s+are\b/i;
 
 function quoted(line: string, index: number, length: number): boolean {
   const before = line.slice(0, index);
@@ -307,6 +321,16 @@ export const TEXT_RULES: readonly TextRule[] = [
     mustNotMatch: ["\uFEFF# A file starting with a byte-order mark", "Persian: می\u200Cخواهم", "family 👨\u200D👩\u200D👧"],
     quick: /[\u200B\u200C\u200D\u2060\uFEFF\u180E]/,
     scan: (doc) => lineHits(doc, ZW_IN_WORD, true),
+  },
+  {
+    id: "variation-selector-smuggling",
+    severity: "block",
+    target: "text",
+    reason: "a run of variation selectors carries hidden bytes behind a visible character (one selector per byte)",
+    mustMatch: ["Nice work 😀\u{E0110}\u{E0121}\u{E0132}\u{E0143} done", "ok\uFE00\uFE01\uFE02\uFE03"],
+    mustNotMatch: ["A heart ❤\uFE0F and a kanji 葛\u{E0100}", "Keycap 1\uFE0F\u20E3"],
+    quick: /[\uDB40\uFE00-\uFE0F]/,
+    scan: (doc) => lineHits(doc, SELECTOR_RUN, true),
   },
   {
     id: "decode-and-run",
@@ -412,9 +436,9 @@ export const TEXT_RULES: readonly TextRule[] = [
     id: "security-bypass",
     severity: "warn",
     target: "text",
-    reason: "the skill turns off an operating-system protection (Gatekeeper quarantine, Defender) for what it brings",
-    mustMatch: ["xattr -d com.apple.quarantine ~/Downloads/Helper.app", "Set-MpPreference -DisableRealtimeMonitoring $true"],
-    mustNotMatch: ["xattr -l file.txt"],
+    reason: "the skill turns off an operating-system protection (Gatekeeper, Defender) for everything, not just what it brings",
+    mustMatch: ["sudo spctl --master-disable", "Set-MpPreference -DisableRealtimeMonitoring $true"],
+    mustNotMatch: ["xattr -d com.apple.quarantine \"$(brew --prefix)/bin/tool\"", "spctl --assess -v App.app"],
     quick: /xattr|spctl|MpPreference/i,
     scan: (doc) => lineHits(doc, QUARANTINE, true),
   },
@@ -436,7 +460,7 @@ export const TEXT_RULES: readonly TextRule[] = [
     mustMatch: ["Current branch: !`git branch --show-current`", "!`cat ~/.config/app/settings.json`"],
     mustNotMatch: ["Use `!important` in CSS sparingly.", "if (!`x`) is not shell"],
     quick: /!\x60/,
-    scan: (doc) => (doc.kind === "markdown" ? lineHits(doc, BANG_COMMAND, true) : []),
+    scan: (doc) => (doc.kind === "markdown" ? lineHits(doc, BANG_COMMAND, true, (line, m) => outsideCode(line, m.index)) : []),
   },
   {
     id: "credential-store-read",

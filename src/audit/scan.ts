@@ -5,7 +5,7 @@
  */
 import { ENCODED_PAYLOAD, NATIVE_EXECUTABLE, SHELL_PREAPPROVED, TEXT_RULES, type Hit, type Rule } from "./rules.js";
 import { decodedBlobs } from "./decode.js";
-import { lineAt, textDoc, type FileKind } from "./text-doc.js";
+import { lineAt, textDoc, type FileKind, type TextDoc } from "./text-doc.js";
 import type { Finding } from "./types.js";
 
 const MAX_DEPTH = 2;
@@ -55,7 +55,35 @@ function dedupe(findings: Finding[]): Finding[] {
 }
 
 export function auditText(file: string, text: string): Finding[] {
-  return scanText(file, text, 0).sort(byLine);
+  return inContext(textDoc(file, text), scanText(file, text, 0)).sort(byLine);
+}
+
+// Words of text that discusses attacks: a security guide or a scanner's own reference shows the
+// techniques it teaches to recognise (`curl … | bash` from attacker.com, a base64 dropper).
+const ATTACK_TALK =
+  /\b(?:attack(?:er|ers|s|ed)?|malicious|malware|exploit\w*|vulnerab\w*|injection|payloads?|evil|dangerous|red[- ]flags?|adversar\w*|exfiltrat\w*|compromis\w*|insecure|anti-?patterns?|backdoors?|reverse\s+shells?|obfuscat\w*|evade|evasion|steal\w*|phishing)\b/gi;
+// How many lines before and after a finding are read for that talk, and how many of its words make it a discussion.
+const CONTEXT_BEFORE = 15;
+const CONTEXT_AFTER = 5;
+const TALK_WORDS = 2;
+// Hidden text is hidden whatever surrounds it: these rules stay blocking in any context.
+const ALWAYS_BLOCK = new Set(["invisible-tag-characters", "bidi-control", "variation-selector-smuggling", "native-executable"]);
+
+/**
+ * Blocking findings in prose (not in a script) that discusses attacks are shown as warnings:
+ * the text describes the technique to a reader, it does not tell one to run it. A script is what
+ * runs, so its findings keep their severity.
+ */
+function inContext(doc: TextDoc, findings: Finding[]): Finding[] {
+  if (doc.kind === "script" || !findings.some((f) => f.severity === "block")) return findings;
+  const lines = doc.text.split("\n");
+  return findings.map((f) => {
+    if (f.severity !== "block" || ALWAYS_BLOCK.has(f.rule)) return f;
+    const around = lines.slice(Math.max(0, f.line - 1 - CONTEXT_BEFORE), f.line + CONTEXT_AFTER).join("\n");
+    const words = new Set([...around.matchAll(ATTACK_TALK)].map((m) => m[0].toLowerCase()));
+    if (words.size < TALK_WORDS) return f;
+    return { ...f, severity: "warn", message: `in text that discusses attacks: ${f.message}` };
+  });
 }
 
 export function byLine(a: Finding, b: Finding): number {
@@ -72,7 +100,7 @@ function toolList(value: unknown): string[] {
 }
 
 export function auditSkillMd(text: string, frontmatter: Record<string, unknown> | null): Finding[] {
-  const out = scanText("SKILL.md", text, 0, "markdown");
+  const out = inContext(textDoc("SKILL.md", text, 0, "markdown"), scanText("SKILL.md", text, 0, "markdown"));
   const tools = frontmatter ? toolList(frontmatter["allowed-tools"]) : [];
   const whole = tools.find((t) => WHOLE_SHELL.test(t.trim()) || t.trim() === "*");
   if (whole !== undefined) {

@@ -28,6 +28,10 @@ export interface LockedSkill {
   path: string;
   /** `sha256:<hex>` of the package as installed. */
   digest: string;
+  /** Audit rules (SPEC §12) a person accepted for this skill with `--allow-risky`; absent when none. */
+  auditAccepted?: string[];
+  /** The audit's rules version those were accepted under. */
+  auditRulesVersion?: string;
 }
 
 /** Folder (relative to the lockfile, `/`-separated) → skill name → entry. */
@@ -69,7 +73,7 @@ export function parseSkillsLock(text: string): SkillsLock {
 
 function lockedSkill(entry: unknown, where: string): LockedSkill {
   if (!isObject(entry)) throw new Error(`${where} is not an object`);
-  const { source, sourceType, url, ref, commit, path: inSource, digest } = entry;
+  const { source, sourceType, url, ref, commit, path: inSource, digest, auditAccepted, auditRulesVersion } = entry;
   if (typeof source !== "string" || typeof url !== "string" || url === "") throw new Error(`${where}: source and url must be strings`);
   if (sourceType !== "git" && sourceType !== "local") throw new Error(`${where}: sourceType must be "git" or "local"`);
   if (url.startsWith("-")) throw new Error(`${where}: url looks like an option`);
@@ -81,7 +85,16 @@ function lockedSkill(entry: unknown, where: string): LockedSkill {
   if (sourceType === "git" && commit === null) throw new Error(`${where}: a git source needs its commit`);
   if (typeof inSource !== "string" || (inSource !== "" && !isSafeFolder(inSource))) throw new Error(`${where}: path must be a relative path inside the source`);
   if (typeof digest !== "string" || !new RegExp(`^${DIGEST_PREFIX}[0-9a-f]{64}$`).test(digest)) throw new Error(`${where}: digest must be sha256:<64 hex>`);
-  return { source, sourceType, url, ref: ref as string | null, commit: commit as string | null, path: inSource, digest };
+  if (auditAccepted !== undefined && (!Array.isArray(auditAccepted) || !auditAccepted.every((r) => typeof r === "string" && /^[a-z0-9-]{1,64}$/.test(r)))) {
+    throw new Error(`${where}: auditAccepted must be a list of rule ids`);
+  }
+  if (auditRulesVersion !== undefined && (typeof auditRulesVersion !== "string" || auditRulesVersion.length > 64)) throw new Error(`${where}: auditRulesVersion must be a string`);
+  const locked: LockedSkill = { source, sourceType, url, ref: ref as string | null, commit: commit as string | null, path: inSource, digest };
+  if (auditAccepted !== undefined && auditAccepted.length > 0) {
+    locked.auditAccepted = [...(auditAccepted as string[])];
+    if (auditRulesVersion !== undefined) locked.auditRulesVersion = auditRulesVersion as string;
+  }
+  return locked;
 }
 
 /** The lockfile's text: folders and names sorted, keys in one order, one trailing newline. */
@@ -94,6 +107,10 @@ export function skillsLockText(lock: SkillsLock): string {
     for (const name of [...skills.keys()].sort()) {
       const e = skills.get(name)!;
       ordered[name] = { source: e.source, sourceType: e.sourceType, url: e.url, ref: e.ref, commit: e.commit, path: e.path, digest: e.digest };
+      if (e.auditAccepted && e.auditAccepted.length > 0) {
+        ordered[name].auditAccepted = [...e.auditAccepted].sort();
+        if (e.auditRulesVersion) ordered[name].auditRulesVersion = e.auditRulesVersion;
+      }
     }
     folders[folder] = ordered;
   }

@@ -10,7 +10,10 @@
  * digest (edited by hand) or one installed from another source. The lockfile is rewritten after
  * each skill is placed, so it never lags a crash by more than one skill.
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
+import type { Finding } from "../audit/index.js";
+import { auditForInstall, RULES_VERSION } from "./audit-gate.js";
 import { digestOfPackage } from "../package/package-digest.js";
 import { InstallError } from "./install-error.js";
 import { readSkillsLock, writeSkillsLock, type LockedSkill, type SkillsLock } from "./lockfile.js";
@@ -41,6 +44,8 @@ export interface SkillOutcome {
   path?: string;
   /** Set on a refusal because the folder has no such skill installed (a name asked for that is not there). */
   notInstalled?: true;
+  /** What the audit found (SPEC §12), when it ran and found something. */
+  findings?: Finding[];
 }
 
 export interface InstallReport {
@@ -61,6 +66,10 @@ export interface InstallOptions {
   onProgress?: (line: string) => void;
   /** Called after each file of a skill is written into its temporary folder. */
   onCopy?: CopyListener;
+  /** Refuse anything `validate` rejects, not only what cannot be loaded (`--strict`). */
+  strict?: boolean;
+  /** Install skills the audit blocks, recording the rules accepted (`--allow-risky`). */
+  allowRisky?: boolean;
 }
 
 /** Where a skill came from, as the lockfile records it. */
@@ -80,10 +89,10 @@ export interface SourceListing {
   skills: Array<{ name: string; path: string; description: string | null; installable: boolean; problems: string[] }>;
 }
 
-export async function listSourceSkills(source: string, options: Omit<InstallOptions, "target" | "force" | "onCopy">): Promise<SourceListing> {
+export async function listSourceSkills(source: string, options: Omit<InstallOptions, "target" | "force" | "onCopy" | "allowRisky">): Promise<SourceListing> {
   const spec = parseSource(source, options.cwd ?? process.cwd(), options.home ?? defaultHome());
   return withSourceTree(spec, specRef(spec), options, async (root, provenance) => {
-    const skills = await skillsOfSource(root, specPath(spec));
+    const skills = await skillsOfSource(root, specPath(spec), { strict: options.strict === true });
     return {
       url: provenance.url,
       ref: provenance.ref,
@@ -91,6 +100,20 @@ export async function listSourceSkills(source: string, options: Omit<InstallOpti
       skills: skills.map((s) => ({ name: s.name, path: s.path, description: s.description, installable: s.problems.length === 0, problems: s.problems })),
     };
   });
+}
+
+/**
+ * Runs `work` on a SOURCE's files as `add` would take them (a git source fetched into a
+ * temporary folder that is removed afterwards, a local folder as it is), installing nothing:
+ * `audit SOURCE` judges them there. `inside` is the path the SOURCE names in it ("" for all).
+ */
+export async function withSourceFiles<T>(
+  source: string,
+  options: Pick<InstallOptions, "cwd" | "home" | "env" | "onProgress">,
+  work: (root: string, inside: string, url: string, commit: string | null) => Promise<T>,
+): Promise<T> {
+  const spec = parseSource(source, options.cwd ?? process.cwd(), options.home ?? defaultHome());
+  return withSourceTree(spec, specRef(spec), options, (root, provenance) => work(root, specPath(spec), provenance.url, provenance.commit));
 }
 
 /** `add SOURCE`: every skill the source holds, or those named in `skills`. */
@@ -104,7 +127,7 @@ async function installLocked(spec: SourceSpec, options: InstallOptions & { skill
   const lock = readSkillsLock(options.target.lockfile);
   removeAbandonedTemporaries(options.target.dir);
   return withSourceTree(spec, specRef(spec), options, async (root, provenance) => {
-    const found = await skillsOfSource(root, specPath(spec));
+    const found = await skillsOfSource(root, specPath(spec), { strict: options.strict === true });
     const wanted = options.skills && options.skills.length > 0 ? new Set(options.skills) : null;
     const outcomes: SkillOutcome[] = [];
     const seen = new Set<string>();
@@ -116,7 +139,7 @@ async function installLocked(spec: SourceSpec, options: InstallOptions & { skill
       outcomes.push(await putSkill(skill, provenance, lock, options, { mode: "add", duplicate }));
     }
     for (const name of wanted ?? []) {
-      if (!seen.has(name)) outcomes.push(refused(name, options.target, [`the source holds no skill named ${name}${found.length > 0 ? ` (it holds: ${[...new Set(found.map((s) => s.name))].join(", ")})` : ""}`]));
+      if (!seen.has(name)) outcomes.push(refused(name, options.target, [noSkillNamed(name, found)]));
     }
     if (found.length === 0 && !wanted) throw new InstallError(`${spec.given} holds no skills${specPath(spec) ? ` under ${specPath(spec)}` : ""}`, "failed");
     return { lockfile: options.target.lockfile, skills: outcomes };
@@ -140,7 +163,7 @@ async function installFrozen(options: InstallOptions & { skills?: readonly strin
     const spec = specOfEntry(first);
     await withSourceTree(spec, first.commit, options, async (root, fetched) => {
       for (const { name, entry } of group) {
-        const skill = skillAt(root, entry.path);
+        const skill = skillAt(root, entry.path, { strict: options.strict === true });
         if (!skill || skill.name !== name) {
           outcomes.push(refused(name, options.target, [`the source has no skill ${name} at ${entry.path || "its root"} in ${first.commit ?? first.url}`]));
           continue;
@@ -176,15 +199,15 @@ async function updateLocked(options: InstallOptions & { names?: readonly string[
     await withSourceTree(spec, first.ref, options, async (root, fetched) => {
       let discovered: SourceSkill[] | null = null;
       for (const { name, entry } of group) {
-        let skill = skillAt(root, entry.path);
+        let skill = skillAt(root, entry.path, { strict: options.strict === true });
         if (!skill || skill.name !== name) {
           // Moved inside its source: found again by name.
-          discovered ??= await skillsOfSource(root, "");
+          discovered ??= await skillsOfSource(root, "", { strict: options.strict === true });
           skill = discovered.find((s) => s.name === name) ?? null;
-        }
-        if (!skill) {
-          outcomes.push(refused(name, options.target, [`${entry.source} no longer holds a skill named ${name}`]));
-          continue;
+          if (!skill) {
+            outcomes.push(refused(name, options.target, [movedAway(name, entry, discovered)]));
+            continue;
+          }
         }
         outcomes.push(await putSkill(skill, { ...fetched, source: entry.source, ref: entry.ref }, lock, options, { mode: "update" }));
       }
@@ -271,6 +294,16 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
   if (skill.problems.length > 0 || !skill.files) return { ...base, status: "refused", messages: skill.problems };
 
   const entry = lock.get(target.folder)?.get(name);
+  const gate = await auditForInstall(skill.dir, {
+    allowRisky: options.allowRisky === true,
+    previouslyAccepted: entry?.auditAccepted ?? [],
+    name: skill.declaredName ?? name,
+    installedNames: installedNames(target.dir, name),
+  });
+  const said = { ...(gate.findings.length > 0 ? { findings: gate.findings } : {}) };
+  if (!gate.allowed) return { ...base, status: "refused", messages: [...gate.messages, ...skill.warnings], ...said };
+  const notes = [...gate.messages, ...skill.warnings];
+  const audited = gate.accepted.length > 0 ? { auditAccepted: gate.accepted, auditRulesVersion: entry && sameRules(entry.auditAccepted, gate.accepted) ? (entry.auditRulesVersion ?? RULES_VERSION) : RULES_VERSION } : {};
   const present = exists(dir);
   if (present && !options.force) {
     if (!entry) {
@@ -287,17 +320,53 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
   if (how.mode === "frozen" && sourceDigest !== how.expectedDigest) {
     return { ...base, status: "refused", messages: [`its files in the source (${sourceDigest}) do not match the locked digest (${how.expectedDigest})`] };
   }
-  const recorded: LockedSkill = { ...provenance, path: skill.path, digest: sourceDigest ?? "" };
+  const recorded: LockedSkill = { ...provenance, path: skill.path, digest: sourceDigest ?? "", ...audited };
   if (entry && present && sourceDigest === entry.digest && (options.force ? digestOfPackage(dir).digest === entry.digest : true)) {
     // Nothing to copy: the same files are in place. The lockfile still follows the source's commit.
     if (how.mode !== "frozen" && !sameEntry(entry, recorded)) record(lock, target, name, recorded);
-    return { ...base, status: "unchanged", messages: [], digest: entry.digest, previousCommit: entry.commit };
+    return { ...base, status: "unchanged", messages: notes, digest: entry.digest, previousCommit: entry.commit, ...said };
   }
 
   const staged = await stageSkill(target.dir, name, skill.files, options.onCopy);
   placeStaged(staged.staging, target.dir, name);
   if (how.mode !== "frozen" || !entry) record(lock, target, name, { ...recorded, digest: staged.digest });
-  return { ...base, status: present ? "updated" : "installed", messages: [], digest: staged.digest, ...(entry ? { previousCommit: entry.commit } : {}) };
+  return { ...base, status: present ? "updated" : "installed", messages: notes, digest: staged.digest, ...(entry ? { previousCommit: entry.commit } : {}), ...said };
+}
+
+function sameRules(a: readonly string[] | undefined, b: readonly string[]): boolean {
+  return a !== undefined && a.length === b.length && a.every((r, i) => r === b[i]);
+}
+
+/** The names of the other skills in the install folder: a new one that looks like one of them is warned. */
+function installedNames(dir: string, except: string): string[] {
+  try {
+    return fs.readdirSync(dir).filter((n) => n !== except && !n.startsWith("."));
+  } catch {
+    return [];
+  }
+}
+
+/** Folder and declared name, both when they differ: a person may know either. */
+function shownName(s: SourceSkill): string {
+  return s.declaredName && s.declaredName !== s.name ? `${s.name} (named ${s.declaredName})` : s.name;
+}
+
+function noSkillNamed(name: string, found: readonly SourceSkill[]): string {
+  const byDeclared = found.find((s) => s.declaredName === name && s.name !== name);
+  if (byDeclared) {
+    return `the source holds no skill folder named ${name}; the skill named ${name} is in the folder ${byDeclared.name}${byDeclared.path ? ` (${byDeclared.path})` : ""}: use --skill ${byDeclared.name}`;
+  }
+  const names = [...new Set(found.map(shownName))];
+  return `the source holds no skill named ${name}${names.length > 0 ? ` (it holds: ${names.join(", ")})` : ""}`;
+}
+
+/** Why an installed skill is not found again in its source: renamed folder, or really gone. */
+function movedAway(name: string, entry: LockedSkill, discovered: readonly SourceSkill[]): string {
+  const renamed = discovered.find((s) => s.declaredName === name);
+  if (renamed) {
+    return `${entry.source} no longer has ${name} at ${entry.path || "its root"}; a skill named ${name} is now in the folder ${renamed.path || renamed.name}, and its folder name ${renamed.name} does not match the name ${name}, so it is not taken as this skill (install it with --skill ${renamed.name}, or remove ${name})`;
+  }
+  return `${entry.source} no longer holds a skill named ${name}`;
 }
 
 function record(lock: SkillsLock, target: InstallTarget, name: string, entry: LockedSkill): void {
@@ -311,7 +380,10 @@ function record(lock: SkillsLock, target: InstallTarget, name: string, entry: Lo
 }
 
 function sameEntry(a: LockedSkill, b: LockedSkill): boolean {
-  return a.source === b.source && a.sourceType === b.sourceType && a.url === b.url && a.ref === b.ref && a.commit === b.commit && a.path === b.path && a.digest === b.digest;
+  return (
+    a.source === b.source && a.sourceType === b.sourceType && a.url === b.url && a.ref === b.ref && a.commit === b.commit && a.path === b.path && a.digest === b.digest &&
+    (a.auditAccepted ?? []).join(",") === (b.auditAccepted ?? []).join(",") && a.auditRulesVersion === b.auditRulesVersion
+  );
 }
 
 /** Why the installed folder no longer matches its locked digest, or null when it does. */

@@ -14,6 +14,8 @@ export interface AddOptions extends PlaceOptions {
   list?: boolean;
   force?: boolean;
   frozen?: boolean;
+  strict?: boolean;
+  allowRisky?: boolean;
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -36,7 +38,9 @@ export function registerAddCommand(program: Command, { out, run }: CommandHost):
       .option("--skill <name>", "install only this skill (repeatable)", collect)
       .option("--list", "only list the skills the source holds")
       .option("--force", "replace a folder skills-lock.json does not record, or a skill edited since it was installed")
-      .option("--frozen", "install exactly what skills-lock.json records (each skill at its locked commit and digest); takes no SOURCE"),
+      .option("--frozen", "install exactly what skills-lock.json records (each skill at its locked commit and digest); takes no SOURCE")
+      .option("--strict", "refuse any skill `validate` rejects (by default every skill skillport can load is installed, with validate's messages as warnings)")
+      .option("--allow-risky", "install skills the audit blocks, recording the rules accepted in skills-lock.json"),
   ).action((source: string | undefined, options: AddOptions) => run(() => addCommand(source, options, out)));
 }
 
@@ -48,7 +52,7 @@ export async function addCommand(source: string | undefined, options: AddOptions
   const common = { cwd: process.cwd(), home: os.homedir(), onProgress: (line: string) => out.log(oneLineText(line)) };
 
   if (options.list) {
-    const listing = await installerCall(() => listSourceSkills(source!, common));
+    const listing = await installerCall(() => listSourceSkills(source!, { ...common, strict: options.strict === true }));
     if (options.json) {
       writeJson(out, listing);
     } else {
@@ -65,7 +69,7 @@ export async function addCommand(source: string | undefined, options: AddOptions
 
   const target = targetOf(options);
   const onCopy = pauseMidCopy();
-  const installOptions = { ...common, target, force: options.force === true, ...(options.skill ? { skills: options.skill } : {}), ...(onCopy ? { onCopy } : {}) };
+  const installOptions = { ...common, target, force: options.force === true, strict: options.strict === true, allowRisky: options.allowRisky === true, ...(options.skill ? { skills: options.skill } : {}), ...(onCopy ? { onCopy } : {}) };
   const report = await installerCall(() => (options.frozen ? installLockedSkills(installOptions) : installSkills(source!, installOptions)));
   return reportOutcomes([report], options, out);
 }
