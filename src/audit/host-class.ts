@@ -6,7 +6,7 @@
  * is served from a name its project owns, and that is only warned (`pipe-to-shell`).
  */
 
-export type HostClass = "bare IP address" | "paste site" | "link shortener" | "file-sharing host" | "tunnel or dynamic-DNS host";
+export type HostClass = "bare IP address" | "paste site" | "link shortener" | "file-sharing host" | "tunnel or dynamic-DNS host" | "request collector";
 
 const PASTE_SITES = [
   "pastebin.com", "pastebin.pl", "paste.ee", "pastes.dev", "paste.rs", "hastebin.com", "ghostbin.co", "ghostbin.com",
@@ -38,11 +38,19 @@ const TUNNELS = [
   "servehttp.com", "bore.pub", "pinggy.io", "pinggy.link", "dynu.net", "freedns.afraid.org",
 ];
 
+// Services that record whatever is sent to them, for someone to collect later.
+const COLLECTORS = [
+  "webhook.site", "requestbin.com", "requestbin.net", "pipedream.net", "hookbin.com", "beeceptor.com", "interact.sh",
+  "oast.fun", "oast.pro", "oast.live", "oast.site", "oast.online", "oast.me", "burpcollaborator.net", "canarytokens.com",
+  "requestcatcher.com", "postb.in", "ptsv3.com", "webhook.cool",
+];
+
 const CLASSES: ReadonlyArray<readonly [HostClass, readonly string[]]> = [
   ["paste site", PASTE_SITES],
   ["link shortener", SHORTENERS],
   ["file-sharing host", FILE_SHARING],
   ["tunnel or dynamic-DNS host", TUNNELS],
+  ["request collector", COLLECTORS],
 ];
 
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;

@@ -43,8 +43,8 @@ export const DECODE = new RegExp(
  */
 export const PIPE_RUN = new RegExp(
   [
-    String.raw`\|\s*(?:sudo\s+(?:-[A-Za-z]+\s+)*)?(?:env\s+(?:\w+=\S*\s+)*)?(?:[\w./-]*\/)?(?:ba|z|da|k|c|tc|fi|a|mk)?sh(?:\.exe)?(?=\s*$|\s*[;&|)\x60'"]|\s+-s\b|\s+-\s|\s+-$|\s+--\s|\s+-[xeiv]+\b|\s+-s$)`,
-    String.raw`\|\s*(?:sudo\s+(?:-[A-Za-z]+\s+)*)?(?:[\w./-]*\/)?(?:python[0-9.]*|py|perl|ruby|node|deno|bun|php|pwsh|powershell(?:\.exe)?|osascript)(?=\s*$|\s*[;&|)\x60'"]|\s+-\s|\s+-$)`,
+    String.raw`\|\s*(?:sudo\s+(?:-[A-Za-z]+\s+)*)?(?:env\s+(?:\w+=\S*\s+)*)?(?:[\w./-]*\/)?(?:ba|z|da|k|c|tc|fi|a|mk)?sh(?:\.exe)?(?=\s*$|\s*[;&|)\x60'"]|\s*-->|\s+-s\b|\s+-\s|\s+-$|\s+--\s|\s+-[xeiv]+\b|\s+-s$)`,
+    String.raw`\|\s*(?:sudo\s+(?:-[A-Za-z]+\s+)*)?(?:[\w./-]*\/)?(?:python[0-9.]*|py|perl|ruby|node|deno|bun|php|pwsh|powershell(?:\.exe)?|osascript)(?=\s*$|\s*[;&|)\x60'"]|\s*-->|\s+-\s|\s+-$)`,
     String.raw`\|\s*(?:iex|Invoke-Expression)\b`,
     String.raw`\|\s*source\s*(?:\/dev\/stdin)?(?=\s*$|\s*[;&|)])`,
   ].join("|"),
