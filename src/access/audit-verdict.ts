@@ -8,10 +8,10 @@
  * is a new record, judged again), within the package limits. A source's `audit` setting and
  * the `{skill, rule}` pairs a person accepted decide what the findings do.
  */
-import { auditPackage, verdictOf } from "../audit/index.js";
+import { auditPackage, verdictOf, type Verdict } from "../audit/index.js";
 import { oneLineShown } from "../package/display-text.js";
 import type { TextFinding } from "../package/types.js";
-import type { RegisteredSkill } from "../registry/types.js";
+import type { AuditMode, RegisteredSkill } from "../registry/types.js";
 
 /** A finding a person has read in one skill and trusts: it no longer counts for that skill. */
 export interface AcceptedFinding {
@@ -27,8 +27,17 @@ export interface AuditPolicy {
 
 /** What the audit found in a skill, as far as it has looked, and the finding that blocks it (if one does). */
 export interface AuditState {
+  /** The skill's source's setting. */
+  mode: AuditMode;
+  /**
+   * `block` when a finding blocks (in a source that blocks), `warn` when findings remain that are
+   * not accepted (a source set to `warn` turns its blocks into this), else `pass`; `off` judges nothing.
+   */
+  verdict: Verdict;
   /** Every finding so far: SKILL.md's, and the rest of the package's once judged. */
   findings: readonly TextFinding[];
+  /** The findings a `{skill, rule}` pair accepted: shown to people, counted for nothing. */
+  accepted: readonly TextFinding[];
   /** The first finding that blocks, not accepted, in a source that blocks; null when none does. */
   blocking: TextFinding | null;
   /** Whether the rest of the package has been judged too. */
@@ -54,10 +63,14 @@ export class AuditJudge {
 
   /** What is known now, without reading anything. */
   stateNow(skill: RegisteredSkill): AuditState {
-    if (skill.audit === "off") return { findings: NONE, blocking: null, packageJudged: true };
+    if (skill.audit === "off") return { mode: "off", verdict: "pass", findings: NONE, accepted: NONE, blocking: null, packageJudged: true };
     const rest = packageFindings.get(skill);
     const findings = rest === undefined || rest.length === 0 ? (skill.findings ?? NONE) : [...(skill.findings ?? NONE), ...rest];
-    return { findings, blocking: this.blockingOf(skill, findings), packageJudged: rest !== undefined };
+    const rules = this.accepted.get(skill.name);
+    const accepted = rules ? findings.filter((f) => rules.has(f.rule)) : NONE;
+    const blocking = this.blockingOf(skill, findings);
+    const verdict: Verdict = blocking !== null ? "block" : verdictOf(findings, rules) === "pass" ? "pass" : "warn";
+    return { mode: skill.audit ?? "block", verdict, findings, accepted, blocking, packageJudged: rest !== undefined };
   }
 
   /** The finding that blocks the skill, known now; most skills have no findings and cost a property read. */

@@ -131,9 +131,13 @@ export function buildScopedRegistry(
       const skill = byName.get(name);
       return (skill && judge.blockingNow(skill)) ?? undefined;
     },
-    judged: async (name: string) => {
+    audit: async (name: string) => {
       const skill = byName.get(name);
-      return (skill && (await judge.state(skill)).blocking) ?? undefined;
+      return skill ? judge.state(skill) : undefined;
+    },
+    auditNow: (name: string) => {
+      const skill = byName.get(name);
+      return skill ? judge.stateNow(skill) : undefined;
     },
     diagnostics: () => [...diagnosticsForGroups(snapshot, groupsOfScope(scope)), ...unknownSkillNameWarnings(snapshot, policies, scope)],
   });

@@ -1,4 +1,5 @@
 import type { TextFinding } from "../package/types.js";
+import type { AuditState } from "./audit-verdict.js";
 import type { RegisteredSkill } from "../registry/types.js";
 
 /** Per-agent policy (SPEC §3.1, §3.2). Names are exact. */
@@ -81,8 +82,13 @@ export interface ScopedRegistry {
    * Optional, for registries a host builds itself; without it nothing is blocked.
    */
   blocked?(name: string): TextFinding | undefined;
-  /** As `blocked`, after judging the rest of the package (the first time only; bounded by the package limits). */
-  judged?(name: string): Promise<TextFinding | undefined>;
+  /**
+   * Everything the audit says of an allowed skill, the rest of the package judged first (the
+   * first time only; bounded by the package limits); `undefined` when not allowed or missing.
+   */
+  audit?(name: string): Promise<AuditState | undefined>;
+  /** As `audit`, from what is known without reading anything (SKILL.md's findings; the package's once judged). */
+  auditNow?(name: string): AuditState | undefined;
   /** Snapshot version this scope was resolved from. */
   readonly version: number;
   /**

@@ -28,7 +28,7 @@ import { ProtocolError } from "./protocol-error.js";
 /** The slice of the runtime an MCP server needs: a session per connection, and what a scope may see. */
 export interface McpSessionFactory {
   session(options: SessionOptions): Session;
-  registry(scope: Scope): Pick<ScopedRegistry, "toolAvailable" | "all" | "availability" | "sourceRoots" | "blocked" | "judged">;
+  registry(scope: Scope): Pick<ScopedRegistry, "toolAvailable" | "all" | "availability" | "sourceRoots" | "blocked" | "audit">;
 }
 
 export interface McpServerOptions {
@@ -124,7 +124,7 @@ export function createMcpConnection(
     skills: usable,
     sourceRoots: () => runtime.registry(scopeOf(options.session)).sourceRoots ?? [],
     blockedReason: async (skill) => {
-      const blocking = await runtime.registry(scopeOf(options.session)).judged?.(skill.name);
+      const blocking = (await runtime.registry(scopeOf(options.session)).audit?.(skill.name))?.blocking;
       return blocking ? blockedMessage(skill.name, blocking) : null;
     },
     report: (skill, reason) => options.log(`skills extension: ${skill.name} (${skill.dir}) is not served: ${reason}`),

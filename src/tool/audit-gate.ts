@@ -10,7 +10,7 @@ import type { ToolError } from "./envelope.js";
  * package is judged here the first time it is asked for.
  */
 export async function auditRefusal(registry: ScopedRegistry, skill: RegisteredSkill): Promise<ToolError | null> {
-  const blocking = await registry.judged?.(skill.name);
+  const blocking = (await registry.audit?.(skill.name))?.blocking;
   if (!blocking) return null;
   return { code: "skill_unavailable", message: blockedMessage(skill.name, blocking), missing: [`audit: ${blocking.rule} (${blocking.file})`] };
 }
