@@ -86,7 +86,7 @@ export interface SourceListing {
   url: string;
   ref: string | null;
   commit: string | null;
-  skills: Array<{ name: string; path: string; description: string | null; installable: boolean; problems: string[] }>;
+  skills: Array<{ name: string; path: string; description: string | null; installable: boolean; problems: string[]; warnings: string[] }>;
 }
 
 export async function listSourceSkills(source: string, options: Omit<InstallOptions, "target" | "force" | "onCopy" | "allowRisky">): Promise<SourceListing> {
@@ -97,7 +97,7 @@ export async function listSourceSkills(source: string, options: Omit<InstallOpti
       url: provenance.url,
       ref: provenance.ref,
       commit: provenance.commit,
-      skills: skills.map((s) => ({ name: s.name, path: s.path, description: s.description, installable: s.problems.length === 0, problems: s.problems })),
+      skills: skills.map((s) => ({ name: s.name, path: s.path, description: s.description, installable: s.problems.length === 0, problems: s.problems, warnings: s.warnings })),
     };
   });
 }

@@ -61,6 +61,7 @@ export async function addCommand(source: string | undefined, options: AddOptions
         out.data(`${oneLineShown(skill.name)}${where}${skill.installable ? "" : "  [cannot be installed]"}\n`);
         if (skill.description) out.data(`    ${oneLineText(skill.description)}\n`);
         for (const problem of skill.problems) out.data(`    - ${oneLineText(problem)}\n`);
+        for (const warning of skill.warnings) out.data(`    - warning: ${oneLineText(warning)}\n`);
       }
       out.log(`${listing.skills.length} skill${listing.skills.length === 1 ? "" : "s"} in ${listing.url}${listing.commit ? ` at ${listing.commit.slice(0, 12)}` : ""}`);
     }
