@@ -16,41 +16,38 @@ export interface Decoded {
 const MAX_BLOB_CHARS = 16 * 1024;
 const MAX_BLOBS = 64;
 
-const BASE64 = /(?<![A-Za-z0-9+/=_-])(?:[A-Za-z0-9+/]{4}){5,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?(?![A-Za-z0-9+/=_-])/g;
-const BASE64URL = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9_-]{24,}={0,2}(?![A-Za-z0-9+/=_-])/g;
-const HEX = /(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){12,}(?![0-9a-fA-F])/g;
-const HEX_ESCAPES = /(?:\\x[0-9a-fA-F]{2}){8,}/g;
+// One pass finds every run of the characters a blob is made of; each run is then told apart
+// (hex, base64, URL-safe base64) by its own characters, instead of one pass per encoding.
+const RUN = /[A-Za-z0-9+/_-]{24,}={0,2}|(?:\\x[0-9a-fA-F]{2}){8,}/g;
+const HEX = /^(?:[0-9a-fA-F]{2})+$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$|^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)$/;
+const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 
 /** Every blob in `text` that decodes to readable text, at most MAX_BLOBS of them. */
 export function decodedBlobs(text: string): Decoded[] {
   const out: Decoded[] = [];
-  const seen = new Set<number>();
-  const take = (index: number, encoding: Decoded["encoding"], bytes: Buffer): void => {
-    if (seen.has(index)) return;
-    const decoded = readable(bytes);
-    if (decoded === null) return;
-    seen.add(index);
-    out.push({ index, encoding, text: decoded });
-  };
-  for (const m of text.matchAll(BASE64)) {
+  for (const m of text.matchAll(RUN)) {
     if (out.length >= MAX_BLOBS) break;
-    if (m[0].length > MAX_BLOB_CHARS || !/[0-9+/]|[A-Z].*[a-z]/.test(m[0])) continue;
-    take(m.index, "base64", Buffer.from(m[0], "base64"));
-  }
-  for (const m of text.matchAll(BASE64URL)) {
-    if (out.length >= MAX_BLOBS) break;
-    if (m[0].length > MAX_BLOB_CHARS || !/[_-]/.test(m[0])) continue;
-    take(m.index, "base64", Buffer.from(m[0], "base64url"));
-  }
-  for (const m of text.matchAll(HEX)) {
-    if (out.length >= MAX_BLOBS) break;
-    if (m[0].length > MAX_BLOB_CHARS) continue;
-    take(m.index, "hex", Buffer.from(m[0], "hex"));
-  }
-  for (const m of text.matchAll(HEX_ESCAPES)) {
-    if (out.length >= MAX_BLOBS) break;
-    if (m[0].length > MAX_BLOB_CHARS) continue;
-    take(m.index, "hex", Buffer.from(m[0].replace(/\\x/g, ""), "hex"));
+    const run = m[0];
+    if (run.length > MAX_BLOB_CHARS) continue;
+    let decoded: string | null = null;
+    let encoding: Decoded["encoding"] = "base64";
+    if (run.startsWith("\\x")) {
+      encoding = "hex";
+      decoded = readable(Buffer.from(run.replace(/\\x/g, ""), "hex"));
+    } else if (HEX.test(run) && run.length >= 24) {
+      encoding = "hex";
+      decoded = readable(Buffer.from(run, "hex"));
+    }
+    if (decoded === null && BASE64.test(run) && /[0-9+/]|[A-Z].*[a-z]/.test(run)) {
+      encoding = "base64";
+      decoded = readable(Buffer.from(run, "base64"));
+    }
+    if (decoded === null && /[_-]/.test(run) && BASE64URL.test(run)) {
+      encoding = "base64";
+      decoded = readable(Buffer.from(run, "base64url"));
+    }
+    if (decoded !== null) out.push({ index: m.index, encoding, text: decoded });
   }
   return out;
 }

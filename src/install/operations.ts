@@ -298,7 +298,7 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
     allowRisky: options.allowRisky === true,
     previouslyAccepted: entry?.auditAccepted ?? [],
     name: skill.declaredName ?? name,
-    installedNames: installedNames(target.dir, name),
+    installedNames: installedNames(target.dir, name).filter((other) => lock.get(target.folder)?.get(other)?.url !== provenance.url),
   });
   const said = { ...(gate.findings.length > 0 ? { findings: gate.findings } : {}) };
   if (!gate.allowed) return { ...base, status: "refused", messages: [...gate.messages, ...skill.warnings], ...said };
@@ -337,7 +337,11 @@ function sameRules(a: readonly string[] | undefined, b: readonly string[]): bool
   return a !== undefined && a.length === b.length && a.every((r, i) => r === b[i]);
 }
 
-/** The names of the other skills in the install folder: a new one that looks like one of them is warned. */
+/**
+ * The names of the other skills in the install folder: a new one that looks like one of them is
+ * warned. The caller leaves out those of the same source: one author's names (`nunit`, `xunit`)
+ * cannot pass for someone else's.
+ */
 function installedNames(dir: string, except: string): string[] {
   try {
     return fs.readdirSync(dir).filter((n) => n !== except && !n.startsWith("."));
