@@ -18,7 +18,9 @@ const MAX_BLOBS = 64;
 
 // One pass finds every run of the characters a blob is made of; each run is then told apart
 // (hex, base64, URL-safe base64) by its own characters, instead of one pass per encoding.
-const RUN = /[A-Za-z0-9+/_-]{24,}={0,2}|(?:\\x[0-9a-fA-F]{2}){8,}/g;
+// Anchored on the character before a run, so a failed try costs one step per position instead of
+// up to 24 (a text of long words was slow to search otherwise).
+const RUN = /(?:^|[^A-Za-z0-9+/_\\-])([A-Za-z0-9+/_-]{24,}={0,2}|(?:\\x[0-9a-fA-F]{2}){8,})/g;
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$|^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)$/;
 const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
@@ -28,7 +30,8 @@ export function decodedBlobs(text: string): Decoded[] {
   const out: Decoded[] = [];
   for (const m of text.matchAll(RUN)) {
     if (out.length >= MAX_BLOBS) break;
-    const run = m[0];
+    const run = m[1]!;
+    const index = m.index + m[0].length - run.length;
     if (run.length > MAX_BLOB_CHARS) continue;
     let decoded: string | null = null;
     let encoding: Decoded["encoding"] = "base64";
@@ -47,7 +50,7 @@ export function decodedBlobs(text: string): Decoded[] {
       encoding = "base64";
       decoded = readable(Buffer.from(run, "base64url"));
     }
-    if (decoded !== null) out.push({ index: m.index, encoding, text: decoded });
+    if (decoded !== null) out.push({ index, encoding, text: decoded });
   }
   return out;
 }

@@ -5,7 +5,8 @@
  */
 import { ENCODED_PAYLOAD, NATIVE_EXECUTABLE, SHELL_PREAPPROVED, TEXT_RULES, type Hit, type Rule } from "./rules.js";
 import { decodedBlobs } from "./decode.js";
-import { lineAt, textDoc, type FileKind, type TextDoc } from "./text-doc.js";
+import { kindOf, lineAt, textDoc, type FileKind, type TextDoc } from "./text-doc.js";
+import { triggersOf } from "./triggers.js";
 import type { Finding } from "./types.js";
 
 const MAX_DEPTH = 2;
@@ -20,10 +21,12 @@ function finding(rule: Rule, file: string, hit: Hit, prefix = ""): Finding {
 }
 
 function scanText(file: string, text: string, depth: number, kind?: FileKind): Finding[] {
-  const doc = textDoc(file, text, depth, kind);
+  const triggers = triggersOf(text);
+  let doc: TextDoc | null = null;
   const out: Finding[] = [];
   for (const rule of TEXT_RULES) {
-    if (!rule.quick.test(text)) continue;
+    if (!rule.needs(triggers)) continue;
+    doc ??= textDoc(file, text, depth, kind);
     for (const hit of rule.scan(doc)) out.push(finding(rule, file, hit));
   }
   if (depth < MAX_DEPTH) {
@@ -55,7 +58,7 @@ function dedupe(findings: Finding[]): Finding[] {
 }
 
 export function auditText(file: string, text: string): Finding[] {
-  return inContext(textDoc(file, text), scanText(file, text, 0)).sort(byLine);
+  return inContext(kindOf(file, text), text, scanText(file, text, 0)).sort(byLine);
 }
 
 // Words of text that discusses attacks: a security guide or a scanner's own reference shows the
@@ -74,9 +77,9 @@ const ALWAYS_BLOCK = new Set(["invisible-tag-characters", "bidi-control", "varia
  * the text describes the technique to a reader, it does not tell one to run it. A script is what
  * runs, so its findings keep their severity.
  */
-function inContext(doc: TextDoc, findings: Finding[]): Finding[] {
-  if (doc.kind === "script" || !findings.some((f) => f.severity === "block")) return findings;
-  const lines = doc.text.split("\n");
+function inContext(kind: FileKind, text: string, findings: Finding[]): Finding[] {
+  if (kind === "script" || !findings.some((f) => f.severity === "block")) return findings;
+  const lines = text.split("\n");
   return findings.map((f) => {
     if (f.severity !== "block" || ALWAYS_BLOCK.has(f.rule)) return f;
     const around = lines.slice(Math.max(0, f.line - 1 - CONTEXT_BEFORE), f.line + CONTEXT_AFTER).join("\n");
@@ -100,7 +103,7 @@ function toolList(value: unknown): string[] {
 }
 
 export function auditSkillMd(text: string, frontmatter: Record<string, unknown> | null): Finding[] {
-  const out = inContext(textDoc("SKILL.md", text, 0, "markdown"), scanText("SKILL.md", text, 0, "markdown"));
+  const out = inContext("markdown", text, scanText("SKILL.md", text, 0, "markdown"));
   const tools = frontmatter ? toolList(frontmatter["allowed-tools"]) : [];
   const whole = tools.find((t) => WHOLE_SHELL.test(t.trim()) || t.trim() === "*");
   if (whole !== undefined) {
