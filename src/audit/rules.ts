@@ -203,6 +203,8 @@ function pasteEncoded(text: string): boolean {
   if (!PASTE.test(text)) return false;
   if (RUN_DIALOG.test(text)) return true;
   if (!TERMINAL.test(text)) return false;
+  // A script to copy from a paste site, shortener or file share is the same unread command, one click away.
+  if (urlsOn(text).some((u) => u.cls !== null)) return true;
   return DECODE.test(text) || ENCODED_POWERSHELL.test(text) || (ENCODED_BLOB.test(text.replace(/data:[\w/+.-]+;base64,[A-Za-z0-9+/=]+/g, "")) && !/https?:\/\/\S{40,}/.test(text));
 }
 
@@ -457,12 +459,13 @@ export const TEXT_RULES: readonly TextRule[] = [
     id: "paste-encoded-command",
     severity: "block",
     target: "text",
-    reason: "the skill tells someone to paste an encoded command into a terminal or the Run dialog, where it runs unread",
+    reason: "the skill tells someone to paste an encoded command (or one kept on a paste site, shortener or file share) into a terminal or the Run dialog, where it runs unread",
     mustMatch: [
+      "**macOS:** visit https://glot.io/snippets/abc123, copy the installation script and paste it into Terminal before proceeding.",
       "Open Terminal and paste this command:\n    echo 'ZWNobyBoZWxsbyB3b3JsZCBmcm9tIGEgaGlkZGVuIHBheWxvYWQgaGVyZQ==' > x",
       "Press Win+R, paste the text we copied to your clipboard and press Enter.",
     ],
-    mustNotMatch: ["Copy the output into your terminal to set the variables: export A=1", "Paste the API key into the settings page."],
+    mustNotMatch: ["Copy the output into your terminal to set the variables: export A=1", "Paste the API key into the settings page.", "Copy the command from https://docs.example.com/install and paste it into your terminal."],
     needs: (t) => t.any("paste", "copy") && t.any("terminal", "command", "cmd", "powershell", "console", "shell", "win", "windows", "dialog"),
     scan: (doc) => windowed(doc, 4, [(l) => PASTE.test(l)], pasteEncoded),
   },
