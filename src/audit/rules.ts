@@ -63,6 +63,9 @@ function excerptOf(text: string, index = 0, length = text.length): string {
 
 /** Hits for every line a regex matches, the excerpt the match (or the whole line). */
 function lineHits(doc: TextDoc, re: RegExp, wholeLine = false, keep?: (line: string, m: RegExpExecArray) => boolean): Hit[] {
+  // One pass over the whole text first: none of these patterns is anchored to a line, so no match
+  // there means none on any line, and a line at a time costs a regular-expression start per line.
+  if (!re.test(doc.text)) return [];
   const hits: Hit[] = [];
   for (const line of doc.lines) {
     const m = re.exec(line.text);
@@ -109,6 +112,7 @@ const SELECTOR_RUN = /[\u{E0100}-\u{E01EF}\uFE00-\uFE0F]{2,}/u;
 // ---- Decode-and-run, encoded payloads ------------------------------------------------------
 
 function scanDecodeAndRun(doc: TextDoc): Hit[] {
+  if (!DECODE.test(doc.text) && !ENCODED_POWERSHELL.test(doc.text)) return [];
   const hits: Hit[] = [];
   for (const line of doc.lines) {
     const t = line.text;
@@ -162,18 +166,31 @@ const OBTAIN = /\b(?:download|extract|unzip|unpack|decompress|unrar|open)\b/i;
 const PASSWORD_EXTRACT = /\bunzip\s+(?:-\w+\s+)*-P\s*\S+|\b7za?\s+[ex]\b[^\n]*\s-p\S+|\bunrar\s+[ex]\b[^\n]*\s-p\S+/;
 
 /**
- * Hits where, within `width` lines starting at a line that shows one of them, every component
- * shows on some line (and `confirm`, when given, accepts the window's text). Each line is
- * tested for each component once; the window's text is built only for a window that may match.
+ * Hits at each line showing the first component (the rarest, by the callers' order) where every
+ * other component shows within `width - 1` lines of it, before or after (and `confirm`, when
+ * given, accepts that text). Each line is tested for each component at most once, and only
+ * when a window asks; the window's text is built only for a window that may match.
  */
 function windowed(doc: TextDoc, width: number, components: ReadonlyArray<(line: string) => boolean>, confirm?: (text: string) => boolean): Hit[] {
-  const flags = doc.lines.map((l) => components.map((c) => c(l.text)));
+  // Each line's answer to each component, worked out only when a window asks (most never do).
+  const memo = new Map<number, boolean>();
+  const shows = (line: number, k: number): boolean => {
+    const key = line * components.length + k;
+    let v = memo.get(key);
+    if (v === undefined) {
+      v = components[k]!(doc.lines[line]!.text);
+      memo.set(key, v);
+    }
+    return v;
+  };
   const hits: Hit[] = [];
   for (let i = 0; i < doc.lines.length; i++) {
-    if (!flags[i]!.some(Boolean)) continue;
+    // A window is judged from a line showing the first component, the rarest by the callers' order.
+    if (!shows(i, 0)) continue;
+    const start = Math.max(0, i - width + 1);
     const end = Math.min(doc.lines.length, i + width);
-    if (!components.every((_, k) => flags.slice(i, end).some((f) => f[k]))) continue;
-    const text = doc.lines.slice(i, end).map((l) => l.text).join("\n");
+    if (!components.every((_, k) => { for (let j = start; j < end; j++) if (shows(j, k)) return true; return false; })) continue;
+    const text = doc.lines.slice(start, end).map((l) => l.text).join("\n");
     if (confirm && !confirm(text)) continue;
     hits.push({ line: doc.lines[i]!.number, excerpt: excerptOf(text.replace(/\n/g, " ")) });
     i = end - 1;
