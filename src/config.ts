@@ -10,7 +10,8 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import type * as Zod from "zod";
 import type { AgentPolicy, ProjectPolicy } from "./access/types.js";
-import { AGENT_POLICY_FIELDS, ORIGINS, OWNER_FIELD, PROJECT_POLICY_FIELDS, SOURCE_FIELDS, writableSourceProblem, type FieldKind } from "./option-rules.js";
+import type { AuditPolicy } from "./access/audit-verdict.js";
+import { AGENT_POLICY_FIELDS, AUDIT_MODES, ORIGINS, OWNER_FIELD, PROJECT_POLICY_FIELDS, SOURCE_FIELDS, writableSourceProblem, type FieldKind } from "./option-rules.js";
 import { readRegularFileSync } from "./package/regular-file.js";
 import type { SkillSource } from "./registry/types.js";
 
@@ -23,6 +24,8 @@ export interface SkillportConfig {
   sources?: SkillSource[];
   agents: Record<string, AgentPolicy>;
   projects: Record<string, ProjectPolicy>;
+  /** Findings a person has read and trusts (`audit.accept`); absent when the file names none. */
+  audit?: AuditPolicy;
 }
 
 /** A config file that cannot be used; `key` is the dotted path of the bad entry, when there is one. */
@@ -51,6 +54,7 @@ function buildSchema() {
     origin: () => z.enum(ORIGINS),
     count: () => z.number().int("must be a whole number").min(1),
     flag: () => z.boolean(),
+    auditMode: () => z.enum(AUDIT_MODES),
   };
   type Kinds = typeof kinds;
   const optionalFields = <F extends Readonly<Record<string, FieldKind>>>(fields: F) =>
@@ -85,6 +89,7 @@ function buildSchema() {
     sources: z.array(sourceEntry).optional(),
     agents: z.record(z.string().min(1), agentPolicy).default({}),
     projects: z.record(z.string().min(1), projectPolicy).default({}),
+    audit: z.strictObject({ accept: z.array(z.strictObject({ skill: kinds.text(), rule: kinds.text() })).optional() }).optional(),
   });
 }
 
@@ -128,6 +133,7 @@ export function parseConfig(text: string, file: string, home: string = os.homedi
   }
   const baseDir = path.dirname(file);
   const config: SkillportConfig = { file, agents: parsed.data.agents, projects: parsed.data.projects };
+  if (parsed.data.audit?.accept) config.audit = { accept: parsed.data.audit.accept };
   if (parsed.data.sources) {
     config.sources = parsed.data.sources.map((source) => {
       const resolved: SkillSource = { path: resolveSourcePath(source.path, baseDir, home), origin: source.origin };
@@ -140,6 +146,7 @@ export function parseConfig(text: string, file: string, home: string = os.homedi
       if (source.optional !== undefined) resolved.optional = source.optional;
       if (source.writable !== undefined) resolved.writable = source.writable;
       if (source.trusted !== undefined) resolved.trusted = source.trusted;
+      if (source.audit !== undefined) resolved.audit = source.audit;
       return resolved;
     });
   }
@@ -219,7 +226,8 @@ function describeIssue(issue: Issue): string {
 
 function allowedKeysHint(issuePath: readonly PropertyKey[]): string {
   const [top, , third] = issuePath;
-  if (issuePath.length === 0) return "allowed: sources, agents, projects";
+  if (issuePath.length === 0) return "allowed: sources, agents, projects, audit";
+  if (top === "audit") return issuePath.length === 1 ? "allowed: accept" : "allowed: skill, rule";
   if (top === "sources") return `allowed: ${Object.keys(SOURCE_FIELDS).join(", ")}`;
   if (top === "agents" && third === undefined) return "allowed: allowedSkills, excludedSkills, allowedTools, deniedTools";
   if (top === "projects" && third === undefined) return "allowed: label, disabledSkills, sharedSkills, toolWhitelist";

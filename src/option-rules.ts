@@ -9,12 +9,14 @@
  * when a field is added to a type but not here).
  */
 import type { AgentPolicy, ProjectPolicy } from "./access/types.js";
-import type { Origin, SkillSource } from "./registry/types.js";
+import type { AuditMode, Origin, SkillSource } from "./registry/types.js";
 
 /** What one field holds: a non-empty string, a list of non-empty names, an origin, a whole number ≥ 1, a boolean. */
-export type FieldKind = "text" | "names" | "origin" | "count" | "flag";
+export type FieldKind = "text" | "names" | "origin" | "count" | "flag" | "auditMode";
 
 export const ORIGINS = ["bundled", "global", "project", "agent"] as const satisfies readonly Origin[];
+
+export const AUDIT_MODES = ["block", "warn", "off"] as const satisfies readonly AuditMode[];
 
 export const SOURCE_FIELDS = {
   path: "text",
@@ -28,6 +30,7 @@ export const SOURCE_FIELDS = {
   writable: "flag",
   trusted: "flag",
   optional: "flag",
+  audit: "auditMode",
 } as const satisfies Record<keyof SkillSource, FieldKind>;
 
 export const AGENT_POLICY_FIELDS = {
@@ -55,6 +58,7 @@ export interface CheckedOptions {
   bundle?: unknown;
   store?: unknown;
   parseCache?: unknown;
+  audit?: unknown;
 }
 
 /**
@@ -82,11 +86,31 @@ export function checkRuntimeOptions(options: CheckedOptions): void {
       throw new TypeError("parseCache must be true, false or { dir } with dir a directory path");
     }
   }
+  if (options.audit !== undefined) checkAuditPolicy(options.audit, "audit");
   if (options.bundle !== undefined && (typeof options.bundle !== "string" || options.bundle === "")) throw new TypeError("bundle must be the path of a bundle directory");
   if (options.store !== undefined && !(typeof options.store === "string" && options.store !== "") && !isStoreLike(options.store)) {
     throw new TypeError("store must be a SessionStore or a string naming one (a postgres:// URL, `memory`, or a directory)");
   }
 }
+
+/**
+ * `{ accept: [{ skill, rule }] }`: findings a person has read and trusts, by skill name and rule
+ * id. Exact strings: a pattern would accept more than was read.
+ */
+function checkAuditPolicy(audit: unknown, where: string): void {
+  if (!isRecord(audit)) throw new TypeError(`${where} must be an object { accept: [{ skill, rule }] }`);
+  checkFields(audit, where, { accept: "flag" }, true);
+  if (audit.accept === undefined) return;
+  if (!Array.isArray(audit.accept)) throw new TypeError(`${where}.accept must be an array of { skill, rule } objects`);
+  audit.accept.forEach((pair: unknown, index) => {
+    const at = `${where}.accept[${index}]`;
+    if (!isRecord(pair)) throw new TypeError(`${at} must be an object { skill, rule }`);
+    checkFields(pair, at, ACCEPTED_PAIR_FIELDS);
+    for (const required of ["skill", "rule"] as const) if (pair[required] === undefined) throw new TypeError(`${at}.${required} is required`);
+  });
+}
+
+export const ACCEPTED_PAIR_FIELDS = { skill: "text", rule: "text" } as const satisfies Record<string, FieldKind>;
 
 function checkSource(source: unknown, where: string): void {
   if (!isRecord(source)) throw new TypeError(`${where} must be an object { path, origin }`);
@@ -127,11 +151,12 @@ function checkPolicies(policies: unknown, where: string, fields: Readonly<Record
   }
 }
 
-function checkFields(value: Record<string, unknown>, where: string, fields: Readonly<Record<string, FieldKind>>): void {
+function checkFields(value: Record<string, unknown>, where: string, fields: Readonly<Record<string, FieldKind>>, keysOnly = false): void {
   for (const key of Object.keys(value)) {
     if (!Object.hasOwn(fields, key)) {
       throw new TypeError(`${child(where, key)} is not a known option; allowed: ${Object.keys(fields).join(", ")}`);
     }
+    if (keysOnly) continue;
     const field = value[key];
     // An explicit `undefined` is an absent option (a spread of optional parts gives those).
     if (field !== undefined) checkField(field, child(where, key), fields[key]!);
@@ -157,6 +182,9 @@ function checkField(value: unknown, where: string, kind: FieldKind): void {
       return;
     case "flag":
       if (typeof value !== "boolean") throw new TypeError(`${where} must be true or false`);
+      return;
+    case "auditMode":
+      if (!(AUDIT_MODES as readonly unknown[]).includes(value)) throw new TypeError(`${where} must be one of ${AUDIT_MODES.map((m) => JSON.stringify(m)).join(", ")}`);
       return;
   }
 }

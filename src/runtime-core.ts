@@ -17,6 +17,7 @@ import { defaultSources, sourceRootAllowed } from "./registry/sources.js";
 import type { RegistrySnapshot, SkillSource } from "./registry/types.js";
 import type { SourceWatcher } from "./registry/watch.js";
 import type { Session, SessionHost, SessionOptions } from "./session/session.js";
+import type { AuditPolicy } from "./access/audit-verdict.js";
 import type { SessionStore } from "./session/store.js";
 import type { StoredSession, StoredSessionOptions } from "./session/stored-session.js";
 
@@ -55,6 +56,12 @@ export interface SkillRuntimeOptions {
    * library; the CLI turns it on. Only the first scan uses it. See docs/SECURITY.md.
    */
   parseCache?: boolean | { dir?: string };
+  /**
+   * The audit's findings a person has read and trusts (SPEC §12): `{ accept: [{ skill, rule }] }`,
+   * by skill name and rule id, exactly. A source's own `audit` setting (`block`, `warn`, `off`)
+   * says what the rest of its findings do.
+   */
+  audit?: AuditPolicy;
 }
 
 export interface DiagnosticsOptions {
@@ -146,7 +153,7 @@ export async function openSkillRuntime(options: SkillRuntimeOptions, createSessi
   const watchModule = options.watch ? import("./registry/watch.js") : null;
   const parseCache = options.parseCache === true || (typeof options.parseCache === "object" && options.parseCache !== null) ? { dir: parseCacheDir(options.parseCache, cwd) } : null;
   const registry = createRegistry(sources, { env: () => fixedEnv ?? process.env, ...(parseCache ? { parseCache } : {}) });
-  const policies = { agents: options.agents ?? {}, projects };
+  const policies = { agents: options.agents ?? {}, projects, ...(options.audit ? { audit: options.audit } : {}) };
   const resolve = createScopeResolver(() => registry.snapshot(), policies, () => registry.requirementsGeneration());
   await registry.refresh();
 

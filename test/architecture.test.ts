@@ -9,14 +9,15 @@ const SRC = path.resolve(import.meta.dirname, "../src");
 
 const ALLOWED: Record<string, string[]> = {
   package: [],
-  registry: ["package"],
-  install: ["registry", "package"],
-  access: ["registry", "package"],
-  prompt: ["access", "registry", "package"],
-  tool: ["access", "registry", "package"],
-  session: ["prompt", "tool", "access", "registry", "package"],
-  adapters: ["session", "prompt", "tool", "access", "registry", "package"],
-  cli: ["adapters", "session", "prompt", "tool", "access", "install", "registry", "package", "runtime.ts", "runtime-core.ts", "config.ts"],
+  audit: ["package"],
+  registry: ["audit", "package"],
+  install: ["registry", "audit", "package"],
+  access: ["registry", "audit", "package"],
+  prompt: ["access", "registry", "audit", "package"],
+  tool: ["access", "registry", "audit", "package"],
+  session: ["prompt", "tool", "access", "registry", "audit", "package"],
+  adapters: ["session", "prompt", "tool", "access", "registry", "audit", "package"],
+  cli: ["adapters", "session", "prompt", "tool", "access", "install", "registry", "audit", "package", "runtime.ts", "runtime-core.ts", "config.ts"],
 };
 
 function filesUnder(dir: string): string[] {

@@ -63,7 +63,7 @@ test("a source's walk options are read: maxDirectories, followExternalLinks, and
   assert.equal(configError('{"sources": [{"path": "x", "maxDirectories": 0}]}').key, "sources[0].maxDirectories");
   assert.equal(configError('{"sources": [{"path": "x", "maxDirectories": 2.5}]}').key, "sources[0].maxDirectories");
   assert.match(configError('{"sources": [{"path": "x", "followExternalLinks": "yes"}]}').message, /sources\[0\]\.followExternalLinks: expected boolean, got string/);
-  assert.match(configError('{"sources": [{"path": "x", "followLinks": true}]}').message, /allowed: path, origin, projectId, label, agentId, maxDirectories, followExternalLinks, linkRoot, writable, trusted, optional$/);
+  assert.match(configError('{"sources": [{"path": "x", "followLinks": true}]}').message, /allowed: path, origin, projectId, label, agentId, maxDirectories, followExternalLinks, linkRoot, writable, trusted, optional, audit$/);
 });
 
 test("no sources key means the defaults (undefined), and agents/projects default to empty", () => {
@@ -78,7 +78,7 @@ test("a misspelt key is named with its dotted path and the keys allowed there", 
   assert.equal(error.file, "/etc/skillport/skillport.config.json");
   assert.equal(error.key, "agents.coder.allowedSkill");
   assert.match(error.message, /^\/etc\/skillport\/skillport\.config\.json: agents\.coder\.allowedSkill: unknown key; allowed: allowedSkills, excludedSkills, allowedTools, deniedTools$/);
-  assert.match(configError('{"source": []}').message, /: source: unknown key; allowed: sources, agents, projects$/);
+  assert.match(configError('{"source": []}').message, /: source: unknown key; allowed: sources, agents, projects, audit$/);
 });
 
 test("a wrong type says what was expected and what was found", () => {

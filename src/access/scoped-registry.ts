@@ -8,6 +8,7 @@ import { catalogDescription } from "../package/invocation-fields.js";
 import { diagnosticsForGroups } from "../registry/registry.js";
 import { groupsOfScope, ORIGIN_RANK } from "../registry/sources.js";
 import type { RegisteredSkill, RegistrySnapshot } from "../registry/types.js";
+import { AuditJudge } from "./audit-verdict.js";
 import { findBinary } from "./binary-lookup.js";
 import { RequirementEvaluator } from "./requirements.js";
 import { unknownSkillNameWarnings } from "./policy-names.js";
@@ -73,6 +74,7 @@ export function buildScopedRegistry(
   probe: RequirementProbe = LIVE_PROBE,
 ): ScopedRegistryView {
   const scopePolicies = policiesOfScope(scope, policies);
+  const judge = judgeOf(policies);
   const allowed = allowedSkills(snapshot, scope, scopePolicies);
   const byName = new Map(allowed.map((skill) => [skill.name, skill]));
   const ordered = [...allowed].sort(
@@ -101,7 +103,7 @@ export function buildScopedRegistry(
     const generation = probe.generation();
     if (!infos || generation !== infosIn) {
       const now = evaluatorNow();
-      const skills = invocable.filter((skill) => canRun(skill, now));
+      const skills = invocable.filter((skill) => canRun(skill, now) && judge.blockingNow(skill) === null);
       if (!infos || !sameSkills(skills, offeredSkills)) {
         infos = Object.freeze(skills.map((skill) => Object.freeze(toInfo(skill))));
         offeredSkills = skills;
@@ -126,8 +128,29 @@ export function buildScopedRegistry(
       const skill = byName.get(name);
       return skill ? evaluatorNow().availability(skill) : undefined;
     },
+    blocked: (name: string) => {
+      const skill = byName.get(name);
+      return (skill && judge.blockingNow(skill)) ?? undefined;
+    },
+    audit: async (name: string) => {
+      const skill = byName.get(name);
+      return skill ? judge.state(skill) : undefined;
+    },
+    auditNow: (name: string) => {
+      const skill = byName.get(name);
+      return skill ? judge.stateNow(skill) : undefined;
+    },
     diagnostics: () => [...diagnosticsForGroups(snapshot, groupsOfScope(scope)), ...unknownSkillNameWarnings(snapshot, policies, scope)],
   });
+}
+
+/** One judge per set of policies: its accepted pairs are read once, whichever scope asks. */
+const judges = new WeakMap<SkillPolicies, AuditJudge>();
+
+function judgeOf(policies: SkillPolicies): AuditJudge {
+  let judge = judges.get(policies);
+  if (!judge) judges.set(policies, (judge = new AuditJudge(policies.audit)));
+  return judge;
 }
 
 /** Binary lookups shared by every scope (many skills need the same tools), forgotten when the generation moves. */

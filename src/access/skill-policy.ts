@@ -8,12 +8,15 @@
  *   that name no project.
  * Of several allowed skills with one name, the first in precedence order is the one used.
  */
+import type { AuditPolicy } from "./audit-verdict.js";
 import type { RegisteredSkill, RegistrySnapshot } from "../registry/types.js";
 import type { AgentPolicy, ProjectPolicy, Scope } from "./types.js";
 
 export interface SkillPolicies {
   agents?: Readonly<Record<string, AgentPolicy>>;
   projects?: Readonly<Record<string, ProjectPolicy>>;
+  /** The `{skill, rule}` pairs a person accepted (SPEC §12). */
+  audit?: AuditPolicy;
 }
 
 export interface ScopePolicies {

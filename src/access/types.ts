@@ -1,3 +1,5 @@
+import type { TextFinding } from "../package/types.js";
+import type { AuditState } from "./audit-verdict.js";
 import type { RegisteredSkill } from "../registry/types.js";
 
 /** Per-agent policy (SPEC §3.1, §3.2). Names are exact. */
@@ -74,6 +76,20 @@ export interface ScopedRegistry {
   all(): RegisteredSkill[];
   /** Requirement check of an allowed skill; `undefined` when not allowed or missing. */
   availability(name: string): Availability | undefined;
+  /**
+   * The audit's finding that keeps an allowed skill from being served (SPEC §12), as far as known
+   * without reading: SKILL.md's findings, and the rest of the package's once judged. Such a skill
+   * is left out of `list()`; `get` still finds it, so activating it answers `skill_unavailable`.
+   * Optional, for registries a host builds itself; without it nothing is blocked.
+   */
+  blocked?(name: string): TextFinding | undefined;
+  /**
+   * Everything the audit says of an allowed skill, the rest of the package judged first (the
+   * first time only; bounded by the package limits); `undefined` when not allowed or missing.
+   */
+  audit?(name: string): Promise<AuditState | undefined>;
+  /** As `audit`, from what is known without reading anything (SKILL.md's findings; the package's once judged). */
+  auditNow?(name: string): AuditState | undefined;
   /** Snapshot version this scope was resolved from. */
   readonly version: number;
   /**

@@ -9,6 +9,7 @@
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, type Prompt } from "@modelcontextprotocol/sdk/types.js";
+import { showInvisible } from "../audit/invisible.js";
 import { ProtocolError } from "./protocol-error.js";
 import { promptArgumentsOf, promptText, promptValues } from "./prompt-text.js";
 import type { RegisteredSkill } from "../registry/types.js";
@@ -31,7 +32,7 @@ export function attachSkillPrompts(server: Server, session: Session, source: Ski
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({
     prompts: startable().map((skill): Prompt => {
       const args = promptArgumentsOf(skill.manifest.invocation);
-      return { name: skill.name, title: skill.name, description: skill.description, ...(args.length > 0 ? { arguments: args } : {}) };
+      return { name: skill.name, title: skill.name, description: showInvisible(skill.description), ...(args.length > 0 ? { arguments: args } : {}) };
     }),
   }));
 
@@ -43,8 +44,10 @@ export function attachSkillPrompts(server: Server, session: Session, source: Ski
     const { envelope, text } = await session.invoke({ name }, { toolCallId: `prompt-${String(extra.requestId)}`, userInvoked: true });
     if (!envelope.ok) throw new ProtocolError(ErrorCode.InvalidParams, text);
     return {
-      description: skill.description,
-      messages: [{ role: "user", content: { type: "text", text: promptText(envelope, text, skill, values) } }],
+      description: showInvisible(skill.description),
+      // The body is shown escaped already (activation); the typed text is a person's, but it reaches
+      // the model all the same, so the whole message is shown the one way.
+      messages: [{ role: "user", content: { type: "text", text: showInvisible(promptText(envelope, text, skill, values)) } }],
     };
   });
 

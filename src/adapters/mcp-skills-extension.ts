@@ -15,6 +15,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { ProtocolError } from "./protocol-error.js";
 import * as z from "zod/v4";
+import { showInvisible } from "../audit/invisible.js";
 import { readConfinedBytes } from "../package/confined-read.js";
 import type { RegisteredSkill } from "../registry/types.js";
 import { buildSkillEntry, compare, DigestCache, grantsIgnoredNote, SKILL_LIMITS, type ServedSkill, type SkillEntry } from "./skill-entry.js";
@@ -44,6 +45,11 @@ export interface SkillsExtensionSource {
   skills(): readonly RegisteredSkill[];
   /** Every source's root directory: one inside a skill's folder is not part of that skill's package. */
   sourceRoots(): readonly string[];
+  /**
+   * Why the audit keeps a skill out of the extension, the rest of its package judged the first
+   * time it is asked (SPEC §12); null when nothing does. Optional: without it nothing is kept out.
+   */
+  blockedReason?(skill: RegisteredSkill): Promise<string | null>;
   /** A skill left out of the extension, and why; called again only when the reason changes. */
   report(skill: RegisteredSkill, reason: string): void;
   /** A skill published with `metadata` values left out (they are not text); said once per change, like `report`. */
@@ -75,7 +81,8 @@ export function attachSkillsExtension(server: Server, source: SkillsExtensionSou
 
   /** The entry of one skill, or null (reported) when the extension does not publish it. */
   const serve = async (skill: RegisteredSkill): Promise<ServedSkill | null> => {
-    const built = await buildSkillEntry(skill, digests, source.sourceRoots());
+    const blocked = (await source.blockedReason?.(skill)) ?? null;
+    const built = blocked !== null ? { ok: false as const, reason: blocked } : await buildSkillEntry(skill, digests, source.sourceRoots());
     if (built.ok) {
       const note = built.served.leftOut.length > 0 ? `left out: ${built.served.leftOut.join(", ")}` : undefined;
       if (note === undefined) reported.delete(skill.dir);
@@ -207,13 +214,19 @@ export function attachSkillsExtension(server: Server, source: SkillsExtensionSou
   };
 }
 
-/** SKILL.md as a listed resource: the skill's name and description, as the extension asks. */
+/**
+ * SKILL.md as a listed resource: the skill's name and description, as the extension asks. The
+ * description is shown with invisible characters written out: nothing verifies it against the
+ * file. The entries (`skills/list`, `skills/get`) and the bytes `resources/read` serves stay
+ * exactly as on disk, because clients check them against the file and its digest; a skill whose
+ * files hide characters is kept from them by the audit instead.
+ */
 function manifestResource(entry: SkillEntry): Resource {
   const manifest = entry.resources.find((resource) => resource.uri === entry.uri)!;
   return {
     uri: entry.uri,
     name: entry.frontmatter["name"] as string,
-    description: entry.frontmatter["description"] as string,
+    description: showInvisible(entry.frontmatter["description"] as string),
     mimeType: "text/markdown",
     size: manifest.size,
   };

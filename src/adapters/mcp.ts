@@ -3,6 +3,7 @@
  * bound to its own skillport session, so dedup, grants, stats and the log never leak between
  * clients. Transports (stdio, Streamable HTTP) live in their own modules and only connect these.
  */
+import { blockedMessage } from "../access/audit-verdict.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
@@ -28,7 +29,7 @@ import { ProtocolError } from "./protocol-error.js";
 /** The slice of the runtime an MCP server needs: a session per connection, and what a scope may see. */
 export interface McpSessionFactory {
   session(options: SessionOptions): Session;
-  registry(scope: Scope): Pick<ScopedRegistry, "toolAvailable" | "all" | "availability" | "sourceRoots">;
+  registry(scope: Scope): Pick<ScopedRegistry, "toolAvailable" | "all" | "availability" | "sourceRoots" | "blocked" | "audit">;
 }
 
 export interface McpServerOptions {
@@ -134,6 +135,10 @@ export function createMcpConnection(
   const extension = attachSkillsExtension(server, {
     skills: usable,
     sourceRoots: () => runtime.registry(scopeOf(options.session)).sourceRoots ?? [],
+    blockedReason: async (skill) => {
+      const blocking = (await runtime.registry(scopeOf(options.session)).audit?.(skill.name))?.blocking;
+      return blocking ? blockedMessage(skill.name, blocking) : null;
+    },
     report: (skill, reason) => options.log(`skills extension: ${skill.name} (${skill.dir}) is not served: ${reason}`),
     reportLeftOut: (skill, leftOut) =>
       options.log(`skills extension: ${skill.name} (${skill.dir}) is served without ${leftOut.join(", ")}: the extension carries only text in metadata`),
@@ -278,7 +283,8 @@ function sharedText(texts: Map<string, string>, catalog: string, build: () => st
 function usableSkills(runtime: McpSessionFactory, scope: Scope): RegisteredSkill[] {
   const registry = runtime.registry(scope);
   if (!registry.toolAvailable) return [];
-  return registry.all().filter((skill) => registry.availability(skill.name)?.status === "available");
+  // A skill the audit blocks is neither published nor a prompt (SPEC §12).
+  return registry.all().filter((skill) => registry.availability(skill.name)?.status === "available" && registry.blocked?.(skill.name) === undefined);
 }
 
 function scopeOf(options: SessionOptions): Scope {

@@ -11,6 +11,7 @@ export const COMMANDS: CommandTable = [
   ["read", async () => (await import("./commands/read.js")).registerReadCommand],
   ["sync", async () => (await import("./commands/sync.js")).registerSyncCommand],
   ["validate", async () => (await import("./commands/validate.js")).registerValidateCommand],
+  ["audit", async () => (await import("./commands/audit.js")).registerAuditCommand],
   ["prompt", async () => (await import("./commands/prompt.js")).registerPromptCommand],
   ["doctor", async () => (await import("./commands/doctor.js")).registerDoctorCommand],
   ["stats", async () => (await import("./commands/stats.js")).registerStatsCommand],

@@ -19,7 +19,7 @@ export async function extensionReport(registry: ScopedRegistry, skills: readonly
   // any whose verdict needs the whole plan, are checked a few at a time off it.
   const later: RegisteredSkill[] = [];
   for (const skill of skills) {
-    if (registry.availability(skill.name)?.status !== "available") continue;
+    if (registry.availability(skill.name)?.status !== "available" || registry.blocked?.(skill.name) !== undefined) continue;
     const now = extensionVisibilityNow(skill, sourceRoots);
     if (now) report.set(skill.name, now);
     else later.push(skill);

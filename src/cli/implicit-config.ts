@@ -5,7 +5,8 @@
  * model), or make the user's own `~/.agents/skills` a writable, trusted project source (a model
  * then edits the user's global skills and pre-approves `Bash` for every project). So such a file
  * may only name folders inside the project, and may not grant: `writable`, `trusted`,
- * `followExternalLinks`, a `linkRoot` outside the project, and `audit: "off"` are ignored, each
+ * `followExternalLinks`, a `linkRoot` outside the project, a source's `audit: "off"` or `"warn"`, and
+ * `audit.accept` are ignored, each
  * with a warning naming what and why. Naming the file with `--config` trusts it as written.
  */
 import fs from "node:fs";
@@ -43,14 +44,18 @@ export function confineImplicitConfig(config: SkillportConfig, cwd: string): Con
       ignored.push(`${at}: linkRoot ${oneLineShown(kept.linkRoot)}, outside the project`);
       delete kept.linkRoot;
     }
+    // Turning the audit off, or down to warnings, lets a skill that blocks reach the model.
+    if (kept.audit === "off" || kept.audit === "warn") {
+      ignored.push(`${at}: audit "${kept.audit}"`);
+      delete kept.audit;
+    }
     sources.push(kept);
   });
   const confined: SkillportConfig = { ...config, ...(config.sources ? { sources } : {}) };
-  // The audit setting may not exist in every build's config; turning audits off is a grant.
-  const withAudit = confined as SkillportConfig & { audit?: unknown };
-  if (withAudit.audit === "off") {
-    delete withAudit.audit;
-    ignored.push('audit: "off"');
+  // Accepting a finding is a grant too: a cloned file could accept the very rule its skill breaks.
+  if (confined.audit?.accept !== undefined && confined.audit.accept.length > 0) {
+    ignored.push(`audit.accept (${confined.audit.accept.map((pair) => `${oneLineShown(pair.skill)}: ${oneLineShown(pair.rule)}`).join(", ")})`);
+    delete confined.audit;
   }
   return { config: confined, ignored };
 }

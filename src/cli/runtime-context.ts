@@ -107,6 +107,7 @@ export async function openRuntime(options: CommonOptions, out: CliOutput, { watc
         sources,
         agents: config?.agents ?? {},
         projects: config?.projects ?? {},
+        ...(config?.audit ? { audit: config.audit } : {}),
         watch,
         cwd,
         parseCache: parseCacheWanted(options),
@@ -172,7 +173,7 @@ async function openBundleRuntime(
     runtime = await withProgress(
       out,
       "Checking the bundle",
-      openSkillRuntime({ bundle: dir, agents: config?.agents ?? {}, projects: config?.projects ?? {}, watch, cwd, parseCache: parseCacheWanted(options), ...(store ? { store } : {}) }, await sessionFactory(sessions)),
+      openSkillRuntime({ bundle: dir, agents: config?.agents ?? {}, projects: config?.projects ?? {}, ...(config?.audit ? { audit: config.audit } : {}), watch, cwd, parseCache: parseCacheWanted(options), ...(store ? { store } : {}) }, await sessionFactory(sessions)),
     );
   } catch (error) {
     if (error instanceof BundleCheckError) throw new CliError(error.message, EXIT_FAILURE_FOUND);

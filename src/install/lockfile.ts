@@ -53,6 +53,10 @@ export interface LockedSkill {
   hosts?: string[];
   /** A well-known site's skill: the digest of the artifact it was unpacked from (the key the `skills` CLI uses). */
   wellKnownDigest?: string;
+  /** Audit rules (SPEC §12) a person accepted for this skill with `--allow-risky`; absent when none. */
+  auditAccepted?: string[];
+  /** The audit's rules version those were accepted under. */
+  auditRulesVersion?: string;
   /** Keys skillport does not know (another tool's, or a newer skillport's), written back as they were. */
   extra?: Record<string, unknown>;
   /** The entry as read, for one another tool wrote: written back as it was while nothing replaces it. */
@@ -174,7 +178,7 @@ export function parseSkillsLock(text: string, options: ParseOptions = {}): Skill
 }
 
 const STANDARD_KEYS = ["source", "sourceUrl", "ref", "sourceType", "skillPath", "computedHash"] as const;
-const OWN_KEYS = ["commit", "digest", "files", "folder", "hosts", "given", "otherFolders", "wellKnownDigest"] as const;
+const OWN_KEYS = ["commit", "digest", "files", "folder", "hosts", "given", "otherFolders", "wellKnownDigest", "auditAccepted", "auditRulesVersion"] as const;
 const KNOWN_KEYS: ReadonlySet<string> = new Set<string>([...STANDARD_KEYS, ...OWN_KEYS]);
 
 /** An entry skillport wrote: every fact it relies on checked, for a committed lockfile is someone else's text. */
@@ -184,7 +188,7 @@ function ownEntry(entry: Record<string, unknown>, name: string, lock: SkillsLock
   if (typeof folder !== "string" || !isSafeFolder(folder)) throw new Error(`${where}: folder must be a relative path inside the lockfile's directory`);
   const common = sourceFacts(entry, where, lock);
   if (!common) throw new Error(`${where}: sourceType must be "github", "gitlab", "git" or "local", with a usable source`);
-  const { commit, digest, files, hosts, given, wellKnownDigest } = entry;
+  const { commit, digest, files, hosts, given, wellKnownDigest, auditAccepted, auditRulesVersion } = entry;
   if (wellKnownDigest !== undefined && (typeof wellKnownDigest !== "string" || !new RegExp(`^${DIGEST_PREFIX}[0-9a-f]{64}$`).test(wellKnownDigest))) throw new Error(`${where}: wellKnownDigest must be sha256:<64 hex>`);
   if (commit !== undefined && commit !== null && (typeof commit !== "string" || !/^[0-9a-f]{40,64}$/.test(commit))) throw new Error(`${where}: commit must be a full hex commit name`);
   if (common.sourceType === "git" && typeof commit !== "string") throw new Error(`${where}: a git source needs its commit`);
@@ -192,6 +196,10 @@ function ownEntry(entry: Record<string, unknown>, name: string, lock: SkillsLock
   if (files !== undefined && !isFileRecord(files)) throw new Error(`${where}: files must map relative paths to sha256: digests`);
   if (hosts !== undefined && !(Array.isArray(hosts) && hosts.every((h) => typeof h === "string" && /^[a-z0-9][a-z0-9-]*$/.test(h)))) throw new Error(`${where}: hosts must be a list of host ids`);
   if (given !== undefined && typeof given !== "string") throw new Error(`${where}: given must be a string`);
+  if (auditAccepted !== undefined && (!Array.isArray(auditAccepted) || !auditAccepted.every((r) => typeof r === "string" && /^[a-z0-9-]{1,64}$/.test(r)))) {
+    throw new Error(`${where}: auditAccepted must be a list of rule ids`);
+  }
+  if (auditRulesVersion !== undefined && (typeof auditRulesVersion !== "string" || auditRulesVersion.length > 64)) throw new Error(`${where}: auditRulesVersion must be a string`);
   const extra = extraKeys(entry);
   const skill: LockedSkill = {
     ...common,
@@ -201,6 +209,9 @@ function ownEntry(entry: Record<string, unknown>, name: string, lock: SkillsLock
     digest,
     ...(files !== undefined ? { files: files as Record<string, string> } : {}),
     ...(hosts !== undefined ? { hosts: [...(hosts as string[])] } : {}),
+    ...(Array.isArray(auditAccepted) && auditAccepted.length > 0
+      ? { auditAccepted: [...(auditAccepted as string[])], ...(typeof auditRulesVersion === "string" ? { auditRulesVersion } : {}) }
+      : {}),
     ...(Object.keys(extra).length > 0 ? { extra } : {}),
   };
   return { folder, skill };
@@ -340,6 +351,9 @@ function entryObject(entry: LockedSkill, folder: string, lock: SkillsLock): Reco
     folder,
     ...(entry.hosts && entry.hosts.length > 0 ? { hosts: [...new Set(entry.hosts)].sort() } : {}),
     ...(entry.wellKnownDigest ? { wellKnownDigest: entry.wellKnownDigest } : {}),
+    ...(entry.auditAccepted && entry.auditAccepted.length > 0
+      ? { auditAccepted: [...entry.auditAccepted].sort(), ...(entry.auditRulesVersion ? { auditRulesVersion: entry.auditRulesVersion } : {}) }
+      : {}),
     ...(entry.sourceType === "git" && entry.source !== source ? { given: entry.source } : {}),
   };
   for (const [key, value] of Object.entries(entry.extra ?? {})) if (!KNOWN_KEYS.has(key)) written[key] = value;

@@ -17,6 +17,8 @@ import { fileChanges, fileChangesText, fileDigestRecord, packageFileDigests, typ
 import { readGlobalSkillLock } from "./global-skill-lock.js";
 import { blockedHostEntries, detectedHostIds, everyLinkedHostFolder, hostFolders, linkHostFolders, unlinkHostFolders } from "./host-links.js";
 import { detectedHosts, hostById } from "./hosts.js";
+import type { Finding } from "../audit/index.js";
+import { auditForInstall, RULES_VERSION } from "./audit-gate.js";
 import { InstallError } from "./install-error.js";
 import { lockedSourceSpec } from "./locked-source.js";
 import { readSkillsLock, writeSkillsLock, type LockedSkill, type SkillsLock } from "./lockfile.js";
@@ -54,6 +56,8 @@ export interface SkillOutcome {
   changes?: FileChanges;
   /** The hosts (hosts.ts ids) whose folders lead to it. */
   hosts?: string[];
+  /** What the audit found (SPEC §12), when it ran and found something. */
+  findings?: Finding[];
 }
 
 export interface InstallReport {
@@ -78,6 +82,10 @@ export interface InstallOptions {
   agents?: readonly string[];
   /** Copy into each host's folder instead of linking (`--copy`). */
   copy?: boolean;
+  /** Refuse anything `validate` rejects, not only what cannot be loaded (`--strict`). */
+  strict?: boolean;
+  /** Install skills the audit blocks, recording the rules accepted (`--allow-risky`). */
+  allowRisky?: boolean;
 }
 
 /** What `add` and `add --list` may narrow a source to. */
@@ -104,7 +112,7 @@ export interface SourceListing {
   url: string;
   ref: string | null;
   commit: string | null;
-  skills: Array<{ name: string; path: string; description: string | null; installable: boolean; problems: string[] }>;
+  skills: Array<{ name: string; path: string; description: string | null; installable: boolean; problems: string[]; warnings: string[] }>;
   /** The plugins the source holds (marketplaces, lone plugins), each with the names of its skills found; absent when it holds none. */
   plugins?: Array<{ name: string; description: string | null; kind: "claude" | "codex"; skills: string[]; elsewhere?: string }>;
   /** When nothing was found: the dot-folders discovery did not search, which `--path` can name. */
@@ -113,12 +121,12 @@ export interface SourceListing {
   notes?: string[];
 }
 
-export async function listSourceSkills(source: string, options: Omit<InstallOptions, "target" | "force" | "onCopy"> & SourceNarrowing): Promise<SourceListing> {
+export async function listSourceSkills(source: string, options: Omit<InstallOptions, "target" | "force" | "onCopy" | "allowRisky"> & SourceNarrowing): Promise<SourceListing> {
   const spec = parseSource(source, options.cwd ?? process.cwd(), options.home ?? defaultHome());
   return withSourceTree(spec, specRef(spec), options, null, async (root, provenance) => {
     const inside = insideOf(spec, options.path);
-    const narrowed = narrowToPlugin(root, await skillsOfSource(root, inside), options.plugin);
-    const skills = [...narrowed.skills.map((s) => ({ name: s.name, path: s.path, description: s.description, installable: s.problems.length === 0, problems: s.problems })), ...siteRefusals(provenance, null).map((r) => ({ name: r.name, path: "", description: null, installable: false, problems: r.problems }))];
+    const narrowed = narrowToPlugin(root, await skillsOfSource(root, inside, { strict: options.strict === true }), options.plugin);
+    const skills = [...narrowed.skills.map((s) => ({ name: s.name, path: s.path, description: s.description, installable: s.problems.length === 0, problems: s.problems, warnings: s.warnings })), ...siteRefusals(provenance, null).map((r) => ({ name: r.name, path: "", description: null, installable: false, problems: r.problems, warnings: [] }))];
     const { plugins, notes } = pluginsOfSource(fs.realpathSync.native(root));
     return {
       url: provenance.url,
@@ -130,6 +138,20 @@ export async function listSourceSkills(source: string, options: Omit<InstallOpti
       ...(notes.length > 0 ? { notes } : {}),
     };
   });
+}
+
+/**
+ * Runs `work` on a SOURCE's files as `add` would take them (a git source fetched into a
+ * temporary folder that is removed afterwards, a local folder as it is), installing nothing:
+ * `audit SOURCE` judges them there. `inside` is the path the SOURCE names in it ("" for all).
+ */
+export async function withSourceFiles<T>(
+  source: string,
+  options: Pick<InstallOptions, "cwd" | "home" | "env" | "onProgress">,
+  work: (root: string, inside: string, url: string, commit: string | null) => Promise<T>,
+): Promise<T> {
+  const spec = parseSource(source, options.cwd ?? process.cwd(), options.home ?? defaultHome());
+  return withSourceTree(spec, specRef(spec), options, null, (root, provenance) => work(root, insideOf(spec, undefined), provenance.url, provenance.commit));
 }
 
 /** `add SOURCE`: every skill the source holds, or those named in `skills`. */
@@ -145,7 +167,7 @@ async function installLocked(spec: SourceSpec, options: InstallOptions & SourceN
   const wanted = options.skills && options.skills.length > 0 ? new Set(options.skills) : null;
   return withSourceTree(spec, specRef(spec), options, wanted, async (root, provenance) => {
     const inside = insideOf(spec, options.path);
-    const found = narrowToPlugin(root, await skillsOfSource(root, inside), options.plugin).skills;
+    const found = narrowToPlugin(root, await skillsOfSource(root, inside, { strict: options.strict === true }), options.plugin).skills;
     const outcomes: SkillOutcome[] = siteRefusals(provenance, wanted).map((r) => refused(r.name, options.target, r.problems));
     const refusedOfSite = new Set(outcomes.map((o) => o.name));
     const seen = new Set<string>();
@@ -157,7 +179,7 @@ async function installLocked(spec: SourceSpec, options: InstallOptions & SourceN
       outcomes.push(await putSkill(skill, provenance, lock, options, { mode: "add", duplicate }));
     }
     for (const name of wanted ?? []) {
-      if (!seen.has(name) && !refusedOfSite.has(name)) outcomes.push(refused(name, options.target, [`the source holds no skill named ${name}${found.length > 0 ? ` (it holds: ${[...new Set(found.map((s) => s.name))].join(", ")})` : ""}`]));
+      if (!seen.has(name) && !refusedOfSite.has(name)) outcomes.push(refused(name, options.target, [noSkillNamed(name, found)]));
     }
     if (found.length === 0 && !wanted && outcomes.length === 0) {
       if (options.plugin) throw new InstallError(`plugin ${options.plugin} of ${spec.given} holds no skills`, "failed");
@@ -184,7 +206,7 @@ async function installFrozen(options: InstallOptions & { skills?: readonly strin
     const first = group[0]!.entry;
     await withLockedSourceTree(first, group, first.commit, options, async (root, fetched) => {
       for (const { name, entry } of group) {
-        const skill = skillAt(root, entry.path);
+        const skill = skillAt(root, entry.path, { strict: options.strict === true });
         if (!skill || skill.name !== name) {
           outcomes.push(refused(name, options.target, siteRefusals(fetched, new Set([name]))[0]?.problems ?? [`the source has no skill ${name} at ${entry.path || "its root"} in ${first.commit ?? first.url}`]));
           continue;
@@ -219,16 +241,16 @@ async function updateLocked(options: InstallOptions & { names?: readonly string[
     await withLockedSourceTree(first, group, first.ref, options, async (root, fetched) => {
       let discovered: SourceSkill[] | null = null;
       for (const { name, entry } of group) {
-        let skill = skillAt(root, entry.path);
+        let skill = skillAt(root, entry.path, { strict: options.strict === true });
         if (!skill || skill.name !== name) {
           // Moved inside its source: found again by name.
-          discovered ??= await skillsOfSource(root, "");
+          discovered ??= await skillsOfSource(root, "", { strict: options.strict === true });
           skill = discovered.find((s) => s.name === name) ?? null;
-        }
-        if (!skill) {
-          // A site's entry refused while fetching (a digest that no longer matches) says why, not "gone".
-          outcomes.push(refused(name, options.target, siteRefusals(fetched, new Set([name]))[0]?.problems ?? [`${entry.source} no longer holds a skill named ${name}`]));
-          continue;
+          if (!skill) {
+            // A site's entry refused while fetching (a digest that no longer matches) says why, not "gone".
+            outcomes.push(refused(name, options.target, siteRefusals(fetched, new Set([name]))[0]?.problems ?? [movedAway(name, entry, discovered)]));
+            continue;
+          }
         }
         outcomes.push(await putSkill(skill, { ...fetched, source: entry.source, ref: entry.ref }, lock, options, { mode: "update" }));
       }
@@ -317,6 +339,16 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
   if (skill.problems.length > 0 || !skill.files) return { ...base, status: "refused", messages: skill.problems };
 
   const entry = lock.get(target.folder)?.get(name);
+  const gate = await auditForInstall(skill.dir, {
+    allowRisky: options.allowRisky === true,
+    previouslyAccepted: entry?.auditAccepted ?? [],
+    name: skill.declaredName ?? name,
+    installedNames: installedNames(target.dir, name).filter((other) => lock.get(target.folder)?.get(other)?.url !== provenance.url),
+  });
+  const said = { ...(gate.findings.length > 0 ? { findings: gate.findings } : {}) };
+  if (!gate.allowed) return { ...base, status: "refused", messages: [...gate.messages, ...skill.warnings], ...said };
+  const notes = [...gate.messages, ...skill.warnings];
+  const audited = gate.accepted.length > 0 ? { auditAccepted: gate.accepted, auditRulesVersion: entry && sameRules(entry.auditAccepted, gate.accepted) ? (entry.auditRulesVersion ?? RULES_VERSION) : RULES_VERSION } : {};
   const present = exists(dir);
   if (present && !options.force) {
     if (!entry) {
@@ -364,6 +396,7 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
     ...(hosts.length > 0 ? { hosts } : {}),
     // What another tool recorded beyond the shared fields (a plugin name) stays with the entry it hands over.
     ...(entry?.raw ? { extra: extraOfRaw(entry.raw) } : {}),
+    ...audited,
   };
   const sameFiles =
     entry !== undefined &&
@@ -376,14 +409,14 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
     const linked = await linkHosts(name, folders, skill, options);
     const kept: LockedSkill = { ...recorded, ...(entry.extra ? { extra: { ...entry.extra, ...recorded.extra } } : {}) };
     if (how.mode !== "frozen" && !sameEntry(entry, kept)) record(lock, target, name, kept);
-    return { ...base, status: "unchanged", messages: linked, digest: sourceDigest ?? undefined, ...(!isOtherTools(entry) ? { previousCommit: entry.commit } : {}), ...(hosts.length > 0 ? { hosts } : {}) } as SkillOutcome;
+    return { ...base, status: "unchanged", messages: [...notes, ...linked], digest: sourceDigest ?? undefined, ...(!isOtherTools(entry) ? { previousCommit: entry.commit } : {}), ...(hosts.length > 0 ? { hosts } : {}), ...said } as SkillOutcome;
   }
 
   const staged = await stageSkill(target.dir, name, skill.files, options.onCopy);
   placeStaged(staged.staging, target.dir, name);
   const linked = await linkHosts(name, folders, skill, options);
   if (how.mode !== "frozen" || !entry) record(lock, target, name, { ...recorded, digest: staged.digest });
-  return { ...base, status: present ? "updated" : "installed", messages: linked, digest: staged.digest, ...(entry && !isOtherTools(entry) ? { previousCommit: entry.commit } : {}), ...(hosts.length > 0 ? { hosts } : {}) };
+  return { ...base, status: present ? "updated" : "installed", messages: [...notes, ...linked], digest: staged.digest, ...(entry && !isOtherTools(entry) ? { previousCommit: entry.commit } : {}), ...(hosts.length > 0 ? { hosts } : {}), ...said };
 }
 
 /** Links (or copies into) each host folder; one note line naming what was done, or none. */
@@ -426,6 +459,46 @@ function extraOfRaw(raw: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
+function sameRules(a: readonly string[] | undefined, b: readonly string[]): boolean {
+  return a !== undefined && a.length === b.length && a.every((r, i) => r === b[i]);
+}
+
+/**
+ * The names of the other skills in the install folder: a new one that looks like one of them is
+ * warned. The caller leaves out those of the same source: one author's names (`nunit`, `xunit`)
+ * cannot pass for someone else's.
+ */
+function installedNames(dir: string, except: string): string[] {
+  try {
+    return fs.readdirSync(dir).filter((n) => n !== except && !n.startsWith("."));
+  } catch {
+    return [];
+  }
+}
+
+/** Folder and declared name, both when they differ: a person may know either. */
+function shownName(s: SourceSkill): string {
+  return s.declaredName && s.declaredName !== s.name ? `${s.name} (named ${s.declaredName})` : s.name;
+}
+
+function noSkillNamed(name: string, found: readonly SourceSkill[]): string {
+  const byDeclared = found.find((s) => s.declaredName === name && s.name !== name);
+  if (byDeclared) {
+    return `the source holds no skill folder named ${name}; the skill named ${name} is in the folder ${byDeclared.name}${byDeclared.path ? ` (${byDeclared.path})` : ""}: use --skill ${byDeclared.name}`;
+  }
+  const names = [...new Set(found.map(shownName))];
+  return `the source holds no skill named ${name}${names.length > 0 ? ` (it holds: ${names.join(", ")})` : ""}`;
+}
+
+/** Why an installed skill is not found again in its source: renamed folder, or really gone. */
+function movedAway(name: string, entry: LockedSkill, discovered: readonly SourceSkill[]): string {
+  const renamed = discovered.find((s) => s.declaredName === name);
+  if (renamed) {
+    return `${entry.source} no longer has ${name} at ${entry.path || "its root"}; a skill named ${name} is now in the folder ${renamed.path || renamed.name}, and its folder name ${renamed.name} does not match the name ${name}, so it is not taken as this skill (install it with --skill ${renamed.name}, or remove ${name})`;
+  }
+  return `${entry.source} no longer holds a skill named ${name}`;
+}
+
 function record(lock: SkillsLock, target: InstallTarget, name: string, entry: LockedSkill): void {
   let folder = lock.get(target.folder);
   if (!folder) {
@@ -448,7 +521,9 @@ function sameEntry(a: LockedSkill, b: LockedSkill): boolean {
     a.computedHash === b.computedHash &&
     JSON.stringify(a.files ?? null) === JSON.stringify(b.files ?? null) &&
     JSON.stringify(a.hosts ?? []) === JSON.stringify(b.hosts ?? []) &&
-    a.wellKnownDigest === b.wellKnownDigest
+    a.wellKnownDigest === b.wellKnownDigest &&
+    (a.auditAccepted ?? []).join(",") === (b.auditAccepted ?? []).join(",") &&
+    a.auditRulesVersion === b.auditRulesVersion
   );
 }
 

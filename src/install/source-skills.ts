@@ -1,9 +1,12 @@
 /**
  * The skills a source holds (SPEC §10), found with discovery's own rules (§2: nested categories,
  * nested skills, links followed only while they stay inside the source), each judged installable
- * or not: `validate`'s messages (the reference validator's, word for word) and the package's own
- * problems (package-files.ts). Two skills of one source with the same name: the first found wins,
- * as in discovery, and the other is refused with the reason.
+ * or not. Every skill the lenient loader can use is installable (revised 2026-12-03: an installer
+ * stricter than the runtime refused real skills the runtime serves): `validate`'s messages (the
+ * reference validator's, word for word) are warnings, and refusals only with `strict`. What
+ * refuses is what cannot be loaded (the loader's errors) and the package's own problems
+ * (package-files.ts). Two skills of one source with the same name: the first found wins, as in
+ * discovery, and the other is refused with the reason.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -25,14 +28,23 @@ export interface SourceSkill {
   /** Its folder inside the source, `/`-separated; "" when the source is the skill itself. */
   path: string;
   description: string | null;
-  /** Why it cannot be installed: validation messages, then package problems. Empty when it can. */
+  /** The `name` its SKILL.md declares (null when it cannot be loaded); may differ from the folder's. */
+  declaredName: string | null;
+  /** Why it cannot be installed: what keeps it from loading, then package problems (and with `strict`, validation). Empty when it can. */
   problems: string[];
+  /** What `validate` says of it when that does not refuse it (without `strict`). */
+  warnings: string[];
   /** Its files, when it can be installed. */
   files: PackageFiles | null;
 }
 
+export interface JudgeOptions {
+  /** Refuse anything `validate` rejects (`add --strict`: for publishers and CI). */
+  strict?: boolean;
+}
+
 /** The skills found under `root/inside` (`inside` "" for the whole tree). */
-export async function skillsOfSource(root: string, inside: string): Promise<SourceSkill[]> {
+export async function skillsOfSource(root: string, inside: string, options: JudgeOptions = {}): Promise<SourceSkill[]> {
   const realRoot = fs.realpathSync.native(root);
   const start = path.resolve(realRoot, ...inside.split("/").filter((s) => s !== ""));
   let realStart: string;
@@ -53,15 +65,8 @@ export async function skillsOfSource(root: string, inside: string): Promise<Sour
   for (const { dir } of found.found) {
     const name = path.basename(dir);
     const inSource = path.relative(realRoot, dir).split(path.sep).join("/");
-    const problems: string[] = [];
     const earlier = firstOfName.get(name);
-    if (earlier) problems.push(`another skill of this source is also named ${name} (at ${earlier.path || "the source's root"}); the first one found is installed`);
-    if (!isSafeSkillName(name)) problems.push(`its folder name ${JSON.stringify(name)} cannot be installed`);
-    problems.push(...validateSkillSync(dir));
-    const files = readPackageFiles(dir);
-    problems.push(...files.problems);
-    const loaded = loadSkillSync(dir).skill;
-    const skill: SourceSkill = { name, dir, path: inSource, description: loaded?.description ?? null, problems, files: problems.length === 0 ? files : null };
+    const skill = judged(name, dir, inSource, options, earlier ? [`another skill of this source is also named ${name} (at ${earlier.path || "the source's root"}); the first one found is installed`] : []);
     if (!earlier) firstOfName.set(name, skill);
     skills.push(skill);
   }
@@ -69,7 +74,7 @@ export async function skillsOfSource(root: string, inside: string): Promise<Sour
 }
 
 /** The skill whose folder is `inSource` inside `root`, judged as `skillsOfSource` judges it; null when no skill is there. */
-export function skillAt(root: string, inSource: string): SourceSkill | null {
+export function skillAt(root: string, inSource: string, options: JudgeOptions = {}): SourceSkill | null {
   const realRoot = fs.realpathSync.native(root);
   let dir: string;
   try {
@@ -79,10 +84,27 @@ export function skillAt(root: string, inSource: string): SourceSkill | null {
   }
   if (dir !== realRoot && !isInside(realRoot, dir)) return null;
   if (!fs.existsSync(path.join(dir, "SKILL.md")) && !fs.existsSync(path.join(dir, "skill.md"))) return null;
-  const name = path.basename(dir);
-  const problems = [...(isSafeSkillName(name) ? [] : [`its folder name ${JSON.stringify(name)} cannot be installed`]), ...validateSkillSync(dir)];
+  return judged(path.basename(dir), dir, inSource, options, []);
+}
+
+function judged(name: string, dir: string, inSource: string, options: JudgeOptions, problems: string[]): SourceSkill {
+  if (!isSafeSkillName(name)) problems.push(`its folder name ${JSON.stringify(name)} cannot be installed`);
+  const loaded = loadSkillSync(dir);
+  // What keeps the runtime from using the skill refuses it; what only the strict validator
+  // minds is said and installed, unless the caller asked for strictness.
+  if (!loaded.skill) problems.push(...loaded.diagnostics.filter((d) => d.severity === "error").map((d) => d.message));
+  const validation = validateSkillSync(dir);
+  if (options.strict) problems.push(...validation);
   const files = readPackageFiles(dir);
   problems.push(...files.problems);
-  const loaded = loadSkillSync(dir).skill;
-  return { name, dir, path: inSource, description: loaded?.description ?? null, problems, files: problems.length === 0 ? files : null };
+  return {
+    name,
+    dir,
+    path: inSource,
+    description: loaded.skill?.description ?? null,
+    declaredName: loaded.skill?.name ?? null,
+    problems,
+    warnings: options.strict || !loaded.skill ? [] : validation,
+    files: problems.length === 0 ? files : null,
+  };
 }

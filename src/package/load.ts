@@ -11,7 +11,7 @@ import { bodyUsesArguments as usesArguments } from "./invocation-fields.js";
 import { buildManifest } from "./manifest.js";
 import { readSkillFileSync } from "./skill-file.js";
 import { mayBeReferenceRefused, referenceUnchecked, withReferenceChecks } from "./reference-check.js";
-import type { FileStamp, LoadResult, SkillPackage } from "./types.js";
+import type { FileStamp, LoadResult, SkillPackage, SkillTextInspector } from "./types.js";
 
 /**
  * Loads one skill with every diagnostic, the reference dialect's warning included. The
@@ -22,25 +22,27 @@ export function loadSkillSync(dir: string): LoadResult {
 }
 
 /** `loadSkillSync` leaving a `yaml_reference_unchecked` mark where the reference check would run (see reference-check.ts). */
-export function loadSkillSyncMarked(dir: string): LoadResult {
+export function loadSkillSyncMarked(dir: string, inspect?: SkillTextInspector): LoadResult {
   // A registry walk passes real, clean absolute paths; normalising them again (a character
   // scan each for `resolve` and `join`) cost as much per skill as splitting its frontmatter.
   const abs = CLEAN_ABSOLUTE.test(dir) ? dir : path.resolve(dir);
   // Open first and look for the lowercase name only when that fails: on a large tree a
   // separate stat per skill costs as much as parsing its frontmatter.
   let file = abs + path.sep + "SKILL.md";
-  let read = readSkillFileSync(file, HEAD_ONLY);
+  // An inspection judges the whole text, so only a load without one decodes the head alone.
+  const how = inspect ? WHOLE : HEAD_ONLY;
+  let read = readSkillFileSync(file, how);
   let lowercase = false;
   if (!read.ok && read.code === "skill_file_missing") {
     file = abs + path.sep + "skill.md";
-    read = readSkillFileSync(file, HEAD_ONLY);
+    read = readSkillFileSync(file, how);
     lowercase = true;
     if (!read.ok && read.code === "skill_file_missing") {
       return { skill: null, diagnostics: [diagnostic(abs, "error", "skill_file_missing", "Missing required file: SKILL.md")] };
     }
   }
   if (!read.ok) return { skill: null, diagnostics: [diagnostic(file, "error", read.code, read.message)] };
-  const result = loadSkillFileMarked(file, abs, read.text, read.stamp, read.bodyUsesArguments);
+  const result = loadSkillFileMarked(file, abs, read.text, read.stamp, read.bodyUsesArguments, inspect);
   if (lowercase) {
     result.diagnostics.unshift(
       diagnostic(file, "warning", "skill_file_lowercase", "Found skill.md; the standard name is SKILL.md (rename it)"),
@@ -50,6 +52,7 @@ export function loadSkillSyncMarked(dir: string): LoadResult {
 }
 
 const HEAD_ONLY = Object.freeze({ headOnly: true });
+const WHOLE = Object.freeze({});
 
 /** The result with its reference-dialect mark (if any) replaced by the warning, or dropped. */
 function withReferenceChecked(result: LoadResult): LoadResult {
@@ -86,7 +89,14 @@ export function loadSkillFile(skillFile: string, dir: string, text: string, stam
  * `bodyUsesArguments`: for text read only through the frontmatter, whether the rest holds
  * `$ARGUMENTS`; without it the text is the whole file and its body is searched.
  */
-export function loadSkillFileMarked(skillFile: string, dir: string, text: string, stamp: FileStamp, bodyUsesArguments?: boolean): LoadResult {
+export function loadSkillFileMarked(
+  skillFile: string,
+  dir: string,
+  text: string,
+  stamp: FileStamp,
+  bodyUsesArguments?: boolean,
+  inspect?: SkillTextInspector,
+): LoadResult {
   const fm = readFrontmatter(text, ALLOW_RETRY);
   if (!fm.ok) {
     return { skill: null, diagnostics: [diagnostic(skillFile, "error", fm.code, fm.message)] };
@@ -119,5 +129,11 @@ export function loadSkillFileMarked(skillFile: string, dir: string, text: string
   // Recorded once here, where the frontmatter as parsed is at hand: `list` and `doctor` then say
   // whether the Skills Extension serves the skill without reading and parsing SKILL.md again.
   if (!fm.retried && isEntryReady(fm.data, manifest.name)) skill.entryReady = true;
+  // Judged here, where the text is in hand: the record then carries the verdict's grounds through
+  // the parse workers and the parse cache, and nothing reads SKILL.md again to judge it.
+  if (inspect) {
+    const findings = inspect(text, fm.data);
+    if (findings.length > 0) skill.findings = findings;
+  }
   return { skill, diagnostics };
 }

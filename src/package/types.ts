@@ -95,7 +95,29 @@ export interface SkillPackage {
    * bytes again only if they changed since (`stamp`). Absent: decide from the file.
    */
   entryReady?: true;
+  /** What the inspection the loader was given found in SKILL.md (`SkillTextInspector`); absent when nothing or none ran. */
+  findings?: readonly TextFinding[];
 }
+
+/**
+ * One finding of an inspection of SKILL.md's text made while it loads (the audit's, SPEC §12),
+ * kept with the record: the shape the audit layer's `Finding` has, without its excerpt (a record
+ * holds level-1 metadata, not the text).
+ */
+export interface TextFinding {
+  readonly rule: string;
+  readonly severity: "block" | "warn";
+  /** Relative to the skill folder. */
+  readonly file: string;
+  readonly line: number;
+  readonly message: string;
+}
+
+/**
+ * Judges SKILL.md's whole text while it loads, given the frontmatter as parsed (null when it
+ * does not parse). Handed in by the registry, which knows the audit: the package layer does not.
+ */
+export type SkillTextInspector = (text: string, frontmatter: Record<string, unknown> | null) => readonly TextFinding[];
 
 export interface LoadResult {
   /** null when the skill cannot be used; `diagnostics` then holds at least one error. */

@@ -11,6 +11,7 @@
  */
 import type { SkillInfo } from "../access/types.js";
 import { compareNames, ORIGIN_RANK } from "../registry/order.js";
+import { showInvisible } from "../audit/invisible.js";
 import { oneLineText } from "../package/display-text.js";
 import type { Origin } from "../registry/types.js";
 import { escapeXml } from "./xml-escape.js";
@@ -125,7 +126,8 @@ interface Entry {
 function ordered(skills: readonly SkillInfo[], markup: Markup): Entry[] {
   return skills
     .map((skill): Entry => {
-      const description = oneLineText(skill.description);
+      // Invisible characters are shown, not dropped: a model told nothing was there trusts the rest.
+      const description = oneLineText(showInvisible(skill.description));
       const plain = !SURROGATE.test(description) && markup.escape(description) === description;
       return {
         name: skill.name,

@@ -418,6 +418,7 @@ function wellFormed(entry: unknown): entry is Entry {
     typeof wire.ino === "number" &&
     (wire.diagnostics === undefined || (Array.isArray(wire.diagnostics) && wire.diagnostics.every(isDiagnosticShape))) &&
     (wire.manifest === undefined || (typeof wire.manifest === "object" && wire.manifest !== null)) &&
+    (wire.findings === undefined || (Array.isArray(wire.findings) && wire.findings.every(isFindingShape))) &&
     !("failed" in wire)
   );
 }
@@ -426,6 +427,18 @@ function isDiagnosticShape(value: unknown): boolean {
   if (typeof value !== "object" || value === null) return false;
   const d = value as Record<string, unknown>;
   return typeof d.path === "string" && typeof d.severity === "string" && typeof d.code === "string" && typeof d.message === "string";
+}
+
+function isFindingShape(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const f = value as Record<string, unknown>;
+  return (
+    typeof f.rule === "string" &&
+    (f.severity === "block" || f.severity === "warn") &&
+    typeof f.file === "string" &&
+    typeof f.line === "number" &&
+    typeof f.message === "string"
+  );
 }
 
 /**
@@ -447,13 +460,18 @@ function buildKey(): string {
 declare const SKILLPORT_PARSE_CODE_HASH: string | undefined;
 
 /**
- * A hash of the code a cached record depends on: every module of the package layer and the
- * record's own form, by name below the registry's folder and by content. `registryDir` is the
+ * A hash of the code a cached record depends on: every module of the package layer, of the
+ * audit (a record carries the findings of SKILL.md, judged as it loaded) and the record's own
+ * form, by name below the registry's folder and by content. `registryDir` is the
  * folder holding this module, `extension` its modules' (`.ts` run from source, `.js` built).
  */
 export function parseCodeHash(registryDir: string, extension: string): string {
   const hash = createHash("sha256");
-  const files = [...codeFiles(path.join(registryDir, "..", "package"), extension), ...["skill-wire", "walk-job", "parse-cache"].map((name) => path.join(registryDir, name + extension))];
+  const files = [
+    ...codeFiles(path.join(registryDir, "..", "package"), extension),
+    ...codeFiles(path.join(registryDir, "..", "audit"), extension),
+    ...["skill-wire", "skill-audit", "walk-job", "parse-cache"].map((name) => path.join(registryDir, name + extension)),
+  ];
   for (const file of files) {
     hash.update(file.slice(registryDir.length - "registry".length));
     hash.update("\0");

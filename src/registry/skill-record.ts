@@ -30,6 +30,8 @@ export function registerSkill(skill: SkillPackage, source: SkillSource, sourceIn
   // A skill whose grants are withheld and that declared some is served rewritten (without them),
   // which only the extension's whole plan decides.
   if (skill.entryReady && !withheld?.warning) record.entryReady = true;
+  if (skill.findings) record.findings = skill.findings;
+  if (source.audit === "warn" || source.audit === "off") record.audit = source.audit;
   const frozen = Object.freeze(record);
   if (withheld?.warning) withheldWarnings.set(frozen, withheld.warning);
   return frozen;

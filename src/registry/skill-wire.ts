@@ -14,7 +14,7 @@
  */
 import * as path from "node:path";
 import type { Diagnostic } from "../package/diagnostic.js";
-import type { FileStamp, LoadResult, SkillManifest, SkillPackage } from "../package/types.js";
+import type { FileStamp, LoadResult, SkillManifest, SkillPackage, TextFinding } from "../package/types.js";
 import { DEFAULT_INVOCATION } from "../package/invocation-fields.js";
 import { composeManifest, NO_FIELDS } from "../package/manifest.js";
 
@@ -35,6 +35,8 @@ export type SkillWire =
       entryReady?: true;
       manifest?: ManifestRest;
       diagnostics?: Diagnostic[];
+      /** `SkillPackage.findings`. */
+      findings?: TextFinding[];
     }
   /** Not loadable; holds at least one error. */
   | { failed: Diagnostic[] };
@@ -82,6 +84,7 @@ function withOptionalParts<W extends SkillWire>(wire: W, result: LoadResult): W 
   const rest = manifestRest(skill.manifest);
   if (rest) (wire as { manifest?: ManifestRest }).manifest = rest;
   if (result.diagnostics.length > 0) (wire as { diagnostics?: Diagnostic[] }).diagnostics = result.diagnostics;
+  if (skill.findings) (wire as { findings?: readonly TextFinding[] }).findings = skill.findings;
   return wire;
 }
 
@@ -105,6 +108,7 @@ export function fromWire(wire: SkillWire, dir: string, skillFile: string): Loade
     diagnostics,
   };
   if (wire.entryReady) skill.entryReady = true;
+  if (wire.findings) skill.findings = freezeFindings(wire.findings);
   return { skill, diagnostics };
 }
 
@@ -121,6 +125,7 @@ export function frozenLoad(result: LoadResult): LoadedSkill {
   freezeManifest(skill.manifest);
   Object.freeze(skill.stamp);
   skill.diagnostics = freezeDiagnostics(skill.diagnostics);
+  if (skill.findings) skill.findings = freezeFindings(skill.findings);
   return { skill, diagnostics: skill.diagnostics };
 }
 
@@ -178,6 +183,11 @@ function freezeDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
   if (diagnostics.length === 0) return NO_DIAGNOSTICS;
   for (const d of diagnostics) Object.freeze(d);
   return Object.freeze(diagnostics) as Diagnostic[];
+}
+
+/** Only the fields a record keeps (an audit finding's excerpt is the text, which records do not hold), frozen. */
+function freezeFindings(findings: readonly TextFinding[]): readonly TextFinding[] {
+  return Object.freeze(findings.map(({ rule, severity, file, line, message }) => Object.freeze({ rule, severity, file, line, message })));
 }
 
 /** For the rare nested values (metadata, extra keys, requirement trees), whose shape is the author's. */

@@ -3,6 +3,13 @@ import type { SkillPackage } from "../package/types.js";
 
 export type Origin = "bundled" | "global" | "project" | "agent";
 
+/**
+ * What the audit's findings do to a source's skills (SPEC §12): `block` (the default) leaves a
+ * skill that blocks out of everything a model is offered; `warn` serves it, its findings shown
+ * to people as warnings; `off` judges nothing.
+ */
+export type AuditMode = "block" | "warn" | "off";
+
 /** Where skills come from (SPEC §2). `path` is a directory of skills or one skill directory. */
 export interface SkillSource {
   path: string;
@@ -40,6 +47,8 @@ export interface SkillSource {
    * a path someone named and mistyped would otherwise just serve no skills.
    */
   optional?: boolean;
+  /** What the audit's findings do to this source's skills; default `block` (`AuditMode`). */
+  audit?: AuditMode;
 }
 
 /** A loaded skill together with where it came from. */
@@ -58,6 +67,8 @@ export interface RegisteredSkill extends SkillPackage {
    * surface that publishes the file itself (the Skills Extension) strips them there too.
    */
   grantsWithheld?: true;
+  /** The source's audit setting, present when it is not the default `block`. */
+  audit?: "warn" | "off";
 }
 
 /**

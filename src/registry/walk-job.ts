@@ -12,6 +12,7 @@ import type { FileStamp, LoadResult } from "../package/types.js";
 import { DEFAULT_WALK_OPTIONS, discoverSource, statSkillFile, type FoundSkill, type SkillProbe, type WalkOptions, type WalkProblems } from "./discover.js";
 import type { SourceParseCache } from "./parse-cache.js";
 import { STAMP_NUMBERS, type FoundWire, type KnownSkills } from "./parse-protocol.js";
+import { inspectSkillText } from "./skill-audit.js";
 import { toPlacedWire, type LoadedSkill } from "./skill-wire.js";
 import { TimeSlicer } from "./time-slice.js";
 
@@ -54,7 +55,7 @@ export async function walkSource(
         return hit.found;
       }
     }
-    const result = loadSkillSyncMarked(dir);
+    const result = loadSkillSyncMarked(dir, inspectSkillText);
     // Before the sink, which freezes parts of the result in place.
     if (cache !== undefined) cache.keep(result);
     let found: FoundSkill | null;

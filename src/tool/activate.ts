@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import type { Scope } from "../access/types.js";
+import { showInvisible } from "../audit/invisible.js";
 import { readStampedSkillBody, SkillBodyError, type StampedBody } from "../package/body.js";
 import { registeredSkillDir } from "../package/confined-read.js";
 import { isOutOfDescriptors, outOfDescriptorsText } from "../package/descriptor-limit.js";
@@ -8,6 +9,7 @@ import { envNames } from "../package/requirements.js";
 import { hasResources, listResources } from "../package/resources.js";
 import { sameStamp } from "../package/skill-file.js";
 import type { RegisteredSkill } from "../registry/types.js";
+import { auditRefusal } from "./audit-gate.js";
 import { failure, success, type EnvironmentAccess, type Envelope, type ReadErrorReason, type ResourceFiles } from "./envelope.js";
 import { lookupAfterRefresh, type FoundSkill } from "./lookup.js";
 import type { SkillToolContext, SkillToolDeps } from "./types.js";
@@ -48,7 +50,9 @@ export async function activateSkill(
   }
   const { skill } = current;
   if (!prepared.ok) return { envelope: prepared.envelope, skillDir: skill.dir };
-  const content = fillSkillDir(prepared.body, skill.dir);
+  // The envelope is what every host hands the model (the text and MCP's `structuredContent`) and
+  // what the session logs and carries: invisible characters are shown once, here, for all of them.
+  const content = showInvisible(fillSkillDir(prepared.body, skill.dir));
 
   const fresh = ctx.activateSkill?.(skill.name, content, skill) ?? true;
   if (!fresh) {
@@ -101,6 +105,8 @@ async function prepare(found: FoundSkill): Promise<({ ok: true } & StampedBody) 
       readFailed: false,
     };
   }
+  const refused = await auditRefusal(registry, skill);
+  if (refused) return { ok: false, envelope: failure(refused), readFailed: false };
   // A folder swapped for a link since loading would serve another skill's body under this name:
   // answered as a file that could not be read, which rescans once (`registeredSkillDir`).
   const registered = registeredSkillDir(skill.dir);

@@ -1,4 +1,5 @@
 import type { ScopedRegistry, SkillInfo } from "../access/types.js";
+import { showInvisible } from "../audit/invisible.js";
 import { compareNames, ORIGIN_RANK } from "../registry/order.js";
 import { success, type ListData } from "./envelope.js";
 import { renderEnvelopeText } from "./render.js";
@@ -21,7 +22,8 @@ export function listData(registry: ScopedRegistry): ListData {
       groups.set(key, group);
     }
     group.sourceIndex = Math.min(group.sourceIndex, sourceIndex);
-    group.skills.push({ name: skill.name, description: skill.description });
+    // The data is what MCP hands a model as `structuredContent`: invisible characters shown there too.
+    group.skills.push({ name: skill.name, description: showInvisible(skill.description) });
   }
   const ordered = [...groups.values()].sort((a, b) => a.rank - b.rank || a.sourceIndex - b.sourceIndex);
   return {

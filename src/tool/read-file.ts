@@ -1,5 +1,6 @@
 import path from "node:path";
 import { normaliseSkillPath, readConfinedFile } from "../package/confined-read.js";
+import { showInvisible } from "../audit/invisible.js";
 import type { RegisteredSkill } from "../registry/types.js";
 import { failure, success, type Envelope } from "./envelope.js";
 
@@ -32,7 +33,8 @@ export async function readSkillFile(
     name: skill.name,
     status: "file_loaded",
     file_path: onDisk === normalised.path ? read.path : SKILL_FILE,
-    content: read.content,
+    // Shown here, in the envelope, so the text and `structuredContent` carry the same marked file.
+    content: showInvisible(read.content),
   });
   return read.sha256 !== undefined ? { envelope, skillFileSha256: read.sha256 } : { envelope };
 }

@@ -24,7 +24,7 @@ export function renderEnvelopeText(envelope: Envelope, options: RenderOptions = 
     case "already_active":
       return data.message;
     case "file_loaded":
-      return data.content;
+      return withoutWrapperTags(data.content);
     default:
       return renderManaged(data);
   }
@@ -50,7 +50,7 @@ function renderManaged(data: ManagedData): string {
 function renderLoaded(data: LoadedData, skillDir: string | undefined): string {
   const lines = [`<skill_content name="${escapeAttribute(data.name)}">`];
   if (data.environment_access) lines.push(data.environment_access.guidance, "");
-  lines.push(data.content, "");
+  lines.push(withoutWrapperTags(data.content), "");
   if (skillDir !== undefined) {
     // A directory name is the filesystem's, not checked like a skill name: one holding a line
     // break or a hidden character is written out rather than let loose in the text.
@@ -79,6 +79,19 @@ function renderList(data: ListData): string {
   return lines.join("\n");
 }
 
+
+/**
+ * The wrapper's own tags (`<skill_content …>`, `</skill_content>`, `<skill_resources>`) written
+ * inside author text, with their `<` escaped. A body that closed the wrapper and opened one of
+ * its own (`</skill_content>` then `<skill_content name="deploy">` and an "already loaded" line)
+ * would have the model read a second skill it never loaded; a file read shown whole could do
+ * the same. Nothing else in the text changes: bodies are Markdown and mean their other tags.
+ */
+const WRAPPER_TAG = /<(?=\s*\/?\s*skill_(?:content|resources)\b)/giu;
+
+function withoutWrapperTags(text: string): string {
+  return text.includes("<") ? text.replace(WRAPPER_TAG, "&lt;") : text;
+}
 
 function escapeText(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");

@@ -1,5 +1,6 @@
 import type { Scope } from "../access/types.js";
 import { activateSkill } from "./activate.js";
+import { auditRefusal } from "./audit-gate.js";
 import { isToolError, parseSkillToolArguments } from "./arguments.js";
 import { failure, success, type Envelope } from "./envelope.js";
 import { listAnswer } from "./list.js";
@@ -47,6 +48,9 @@ async function handle(
   const found = await lookupSkill(deps, scope, registry, request.name, ctx.userInvoked === true && request.mode === "activate");
   if (!found.ok) return { envelope: failure(found.error) };
   if (request.mode === "read") {
+    // A blocked skill's files are no more served than its body.
+    const refused = await auditRefusal(found.registry, found.skill);
+    if (refused) return { envelope: failure(refused) };
     const read = await readSkillFile(found.skill, request.filePath, found.registry.sourceRoots);
     return read.skillFileSha256 === undefined ? read : { envelope: read.envelope, skillFile: { name: found.skill.name, sha256: read.skillFileSha256 } };
   }

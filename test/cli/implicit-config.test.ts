@@ -80,18 +80,25 @@ test("an MCP server started in the clone offers no skill_manage from its config'
   }
 });
 
-test('an implicit config\'s audit: "off" is ignored, with the rest; one inside the project that grants nothing is kept as written', () => {
+test('an implicit config\'s audit "off" and "warn" and its accepted findings are ignored, with the rest; one inside the project that grants nothing is kept as written', () => {
   const base = realTempDir("implicit-config-unit");
   fs.mkdirSync(path.join(base, ".git"));
   const file = path.join(base, "skillport.config.json");
-  const config = { ...parseConfig(JSON.stringify({ sources: ["./skills", { path: "./mine", origin: "project", projectId: "p", label: "Mine" }] }), file), audit: "off" };
-  const confined = confineImplicitConfig(config, base);
-  assert.deepEqual(confined.ignored, ['audit: "off"']);
+  const granting = parseConfig(
+    JSON.stringify({
+      sources: [{ path: "./skills", audit: "off" }, { path: "./more", audit: "warn" }, { path: "./mine", origin: "project", projectId: "p", label: "Mine", audit: "block" }],
+      audit: { accept: [{ skill: "deploy", rule: "decode-and-run" }] },
+    }),
+    file,
+  );
+  const confined = confineImplicitConfig(granting, base);
+  assert.deepEqual(confined.ignored, ['sources[0] (./skills): audit "off"', 'sources[1] (./more): audit "warn"', "audit.accept (deploy: decode-and-run)"]);
   assert.equal(Object.hasOwn(confined.config, "audit"), false);
-  assert.deepEqual(confined.config.sources, config.sources);
-  const kept = confineImplicitConfig({ ...config, audit: "warn" } as typeof config, base);
+  assert.deepEqual(confined.config.sources!.map((source) => source.audit), [undefined, undefined, "block"]);
+  const plain = parseConfig(JSON.stringify({ sources: ["./skills", { path: "./mine", origin: "project", projectId: "p", label: "Mine" }] }), file);
+  const kept = confineImplicitConfig(plain, base);
   assert.deepEqual(kept.ignored, []);
-  assert.equal((kept.config as { audit?: string }).audit, "warn");
+  assert.deepEqual(kept.config.sources, plain.sources);
   // The project's root itself is inside; its parent is not.
   assert.deepEqual(confineImplicitConfig(parseConfig(JSON.stringify({ sources: ["."] }), file), base).ignored, []);
   assert.match(confineImplicitConfig(parseConfig(JSON.stringify({ sources: [".."] }), file), base).ignored[0]!, /outside the project/);

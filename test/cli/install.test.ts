@@ -122,19 +122,23 @@ test("add --skill installs only the named skills; a name the source does not hol
   assert.deepEqual(entries(p.skills), ["beta"]);
 });
 
-test("add --list shows what a source holds, why a skill cannot be installed, and installs nothing", { timeout: 60_000 }, async () => {
+test("add --list shows what a source holds, what validate says of each (a refusal only with --strict), and installs nothing", { timeout: 60_000 }, async () => {
   const p = project();
   writeRepoSkill(p.repo, "skills/Broken");
   commitAll(p.repo, "a broken skill");
+  const strict = await p.run("add", p.url, "--list", "--strict");
+  assert.equal(strict.code, 0, strict.stderr);
+  assert.match(strict.stdout, /^Broken {2}\(skills\/Broken\) {2}\[cannot be installed\]\n {4}The Broken skill\.\n {4}- Skill name 'Broken' must be lowercase\n/);
   const run = await p.run("add", p.url, "--list");
   assert.equal(run.code, 0, run.stderr);
-  assert.match(run.stdout, /^Broken {2}\(skills\/Broken\) {2}\[cannot be installed\]\n {4}The Broken skill\.\n {4}- Skill name 'Broken' must be lowercase\n/);
+  // The loader serves it, so it installs; validate's message is a warning.
+  assert.match(run.stdout, /^Broken {2}\(skills\/Broken\)\n {4}The Broken skill\.\n {4}- warning: Skill name 'Broken' must be lowercase\n/);
   assert.match(run.stdout, /^alpha {2}\(skills\/alpha\)\n {4}The alpha skill\.\n/m);
   assert.equal(fs.existsSync(p.skills), false);
   assert.equal(fs.existsSync(p.lockfile), false);
 });
 
-test("a source holding an invalid skill and a skill with a link out: both refused with their reasons, the good skills installed, exit 1", { timeout: 60_000 }, async () => {
+test("a source holding a skill validate rejects and a skill with a link out: the first installs with validate's message as a warning, the second is refused, exit 1", { timeout: 60_000 }, async () => {
   const p = project();
   writeRepoSkill(p.repo, "skills/Invalid");
   const leaky = writeRepoSkill(p.repo, "skills/leaky");
@@ -142,12 +146,12 @@ test("a source holding an invalid skill and a skill with a link out: both refuse
   commitAll(p.repo, "bad skills");
   const run = await p.run("add", p.url);
   assert.equal(run.code, 1);
-  assert.match(run.stdout, /^refused {4}Invalid\n {4}Skill name 'Invalid' must be lowercase\n/m);
+  assert.match(run.stdout, /^installed {2}Invalid {2}skills\/Invalid @ [0-9a-f]{12}\n {4}Skill name 'Invalid' must be lowercase\n/m);
   assert.match(run.stdout, /^refused {4}leaky\n {4}borrowed\.md: a link leading outside the skill\n/m);
   assert.match(run.stdout, /^installed {2}alpha /m);
   assert.match(run.stdout, /^installed {2}beta /m);
-  assert.deepEqual(entries(p.skills), ["alpha", "beta"]);
-  assert.deepEqual(Object.keys(lockOf(p).skills), ["alpha", "beta"]);
+  assert.deepEqual(entries(p.skills), ["Invalid", "alpha", "beta"]);
+  assert.deepEqual(Object.keys(lockOf(p).skills), ["Invalid", "alpha", "beta"]);
 });
 
 test("update moves a changed skill to the source's new commit; an untouched one is unchanged but its lock follows the commit", { timeout: 60_000 }, async () => {

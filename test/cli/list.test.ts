@@ -12,7 +12,7 @@ const opts = { cwd: tree.cwd, env: tree.env };
 interface ListJson {
   count: number;
   toolAvailable: boolean;
-  skills: Array<{ name: string; description: string; origin: string; label: string; dir: string; modelInvocable: boolean; offeredToModel: boolean; problem: string | null; extension: unknown }>;
+  skills: Array<{ name: string; description: string; origin: string; label: string; dir: string; modelInvocable: boolean; offeredToModel: boolean; problem: string | null; extension: unknown; audit: { findings: Array<{ rule: string }> } & Record<string, unknown> }>;
 }
 
 test("list prints each skill under its group, marking hidden and unavailable ones", async () => {
@@ -26,7 +26,8 @@ test("list prints each skill under its group, marking hidden and unavailable one
   );
   assert.match(run.stdout, /hidden +\[hidden from the model\] Only people see this one\./);
   assert.match(run.stdout, /gated +\[unavailable: missing .*SKILLPORT_TEST_NEVER_SET.*\] Needs a variable\./);
-  assert.match(run.stdout, /alpha +Alpha does the first thing\./);
+  // alpha pre-approves Bash: the audit's warning, and still listed and served.
+  assert.match(run.stdout, /alpha +\[audit warnings: shell-preapproved\] Alpha does the first thing\./);
 });
 
 test("list --json has one entry per skill with origin, directory and usability", async () => {
@@ -37,8 +38,24 @@ test("list --json has one entry per skill with origin, directory and usability",
   assert.equal(list.toolAvailable, true);
   const alpha = list.skills.find((s) => s.name === "alpha")!;
   assert.deepEqual(
-    { ...alpha, label: typeof alpha.label },
-    { name: "alpha", description: "Alpha does the first thing.", origin: "global", label: "string", dir: tree.alphaDir, modelInvocable: true, offeredToModel: true, userInvocable: true, argumentHint: null, arguments: [], takesArguments: false, whenToUse: null, problem: null, extension: { served: true, reason: null, leftOut: [] } },
+    { ...alpha, label: typeof alpha.label, audit: { ...alpha.audit, findings: alpha.audit.findings.map((f) => f.rule) } },
+    {
+      name: "alpha",
+      description: "Alpha does the first thing.",
+      origin: "global",
+      label: "string",
+      dir: tree.alphaDir,
+      modelInvocable: true,
+      offeredToModel: true,
+      userInvocable: true,
+      argumentHint: null,
+      arguments: [],
+      takesArguments: false,
+      whenToUse: null,
+      problem: null,
+      extension: { served: true, reason: null, leftOut: [] },
+      audit: { mode: "block", verdict: "warn", blocking: null, findings: ["shell-preapproved"], accepted: [], packageJudged: false },
+    },
   );
   const hidden = list.skills.find((s) => s.name === "hidden")!;
   assert.deepEqual([hidden.modelInvocable, hidden.offeredToModel], [false, false]);

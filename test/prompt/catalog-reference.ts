@@ -5,6 +5,7 @@
  */
 import type { SkillInfo } from "../../src/access/types.js";
 import { compareNames, ORIGIN_RANK } from "../../src/registry/order.js";
+import { showInvisible } from "../../src/audit/invisible.js";
 import { oneLineText } from "../../src/package/display-text.js";
 import type { Origin } from "../../src/registry/types.js";
 import { escapeXml } from "../../src/prompt/xml-escape.js";
@@ -47,7 +48,7 @@ function ordered(skills: readonly SkillInfo[]): Entry[] {
     .map((skill) => ({
       name: skill.name,
       // Line breaks inside a description would break the one-skill-per-line layout.
-      description: oneLineText(skill.description),
+      description: oneLineText(showInvisible(skill.description)),
       origin: skill.origin,
       label: skill.label,
     }))

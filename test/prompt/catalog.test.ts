@@ -30,14 +30,17 @@ const MIXED = [
 ];
 
 describe("renderCatalog", () => {
-  it("drops controls, bidi overrides and zero-width spaces from descriptions: they show nothing, and NUL or ESC would end the XML", () => {
+  it("shows controls, bidi overrides, tag and zero-width characters in descriptions as escapes, and drops other default-ignorables: NUL or ESC would end the XML", () => {
     const hostile = skill("evil", "global", "red \u001b[31mRED\u001b[0m \u202eevil\u202c zw\u200bx nul\u0000 bell\u0007 joiner\u200d kept\u{e0069}\u{e0067}\u061c\u00ad\u2061\u180e\ufe0f\u034f");
     for (const format of ["xml", "markdown"] as const) {
       const text = renderCatalog([hostile], { format });
       // Tag characters spell words only a model sees; the rest are bidi marks and other default-ignorables.
       assert.doesNotMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b\u202a-\u202e\u{e0000}-\u{e007f}\u061c\u00ad\u2061\u180e\ufe0f\u034f]/u, format);
-      // Markdown escapes the bracket left behind; the control before it is gone in both.
-      assert.match(text, /red \\?\[31mRED\\?\[0m evil zwx nul bell joiner\u200d kept/, format);
+      // Each invisible character is written out where it stood (a tag character spells a word only
+      // a model sees; hiding that it was there would hide the attack); the soft hyphen, the
+      // variation selector and the grapheme joiner show nothing and change no word: dropped.
+      const shown = String.raw`red \u{1b}[31mRED\u{1b}[0m \u{202e}evil\u{202c} zw\u{200b}x nul\u{0} bell\u{7} joiner\u{200d} kept\u{e0069}\u{e0067}\u{61c}\u{2061}\u{180e}`;
+      assert.ok(text.includes(format === "xml" ? shown : markdownEscaped(shown)), text);
     }
   });
 
@@ -202,3 +205,8 @@ describe("renderCatalog budgets", () => {
     );
   });
 });
+
+/** The catalog's Markdown escaping, written again so the test says what the text must read. */
+function markdownEscaped(text: string): string {
+  return text.replace(/[\\`*_[\]<>#|]/g, (char) => `\\${char}`);
+}

@@ -15,6 +15,8 @@ export interface AddOptions extends PlaceOptions, AgentOptions {
   list?: boolean;
   force?: boolean;
   frozen?: boolean;
+  strict?: boolean;
+  allowRisky?: boolean;
   path?: string;
   plugin?: string;
 }
@@ -41,7 +43,9 @@ export function registerAddCommand(program: Command, { out, run }: CommandHost):
       .option("--skill <name>", "install only this skill (repeatable)", collect)
       .option("--list", "only list the skills the source holds")
       .option("--force", "replace a folder skills-lock.json does not record, or a skill edited since it was installed")
-      .option("--frozen", "install exactly what skills-lock.json records (each skill at its locked commit and digest); takes no SOURCE"),
+      .option("--frozen", "install exactly what skills-lock.json records (each skill at its locked commit and digest); takes no SOURCE")
+      .option("--strict", "refuse any skill `validate` rejects (by default every skill skillport can load is installed, with validate's messages as warnings)")
+      .option("--allow-risky", "install skills the audit blocks, recording the rules accepted in skills-lock.json"),
   )).action((source: string | undefined, options: AddOptions) => run(() => addCommand(source, options, out)));
 }
 
@@ -60,7 +64,7 @@ export async function addCommand(source: string | undefined, options: AddOptions
   };
 
   if (options.list) {
-    const listing = await installerCall(() => listSourceSkills(source!, common));
+    const listing = await installerCall(() => listSourceSkills(source!, { ...common, strict: options.strict === true }));
     if (options.json) {
       writeJson(out, listing);
     } else {
@@ -69,6 +73,7 @@ export async function addCommand(source: string | undefined, options: AddOptions
         out.data(`${oneLineShown(skill.name)}${where}${skill.installable ? "" : "  [cannot be installed]"}\n`);
         if (skill.description) out.data(`    ${oneLineText(skill.description)}\n`);
         for (const problem of skill.problems) out.data(`    - ${oneLineText(problem)}\n`);
+        for (const warning of skill.warnings) out.data(`    - warning: ${oneLineText(warning)}\n`);
       }
       printPlugins(listing, out);
       if (listing.skipped && listing.skipped.length > 0) out.log(`these dot-folders were not searched (name one with --path): ${listing.skipped.map(oneLineShown).join(", ")}`);
@@ -83,7 +88,16 @@ export async function addCommand(source: string | undefined, options: AddOptions
   if (options.agent && options.to) throw new CliError("--agent and --to do not go together (--to names one folder; --agent links hosts' folders to .agents/skills)", EXIT_USAGE);
   if (options.copy && !options.agent) throw new CliError("--copy goes with --agent", EXIT_USAGE);
   const hosts = { ...(options.agent ? { agents: options.agent } : {}), ...(options.copy ? { copy: true } : {}) };
-  const installOptions = { ...common, ...hosts, target, force: options.force === true, ...(options.skill ? { skills: options.skill } : {}), ...(onCopy ? { onCopy } : {}) };
+  const installOptions = {
+    ...common,
+    ...hosts,
+    target,
+    force: options.force === true,
+    strict: options.strict === true,
+    allowRisky: options.allowRisky === true,
+    ...(options.skill ? { skills: options.skill } : {}),
+    ...(onCopy ? { onCopy } : {}),
+  };
   const report = await installerCall(() => (options.frozen ? installLockedSkills(installOptions) : installSkills(source!, installOptions)));
   return reportOutcomes([report], options, out);
 }

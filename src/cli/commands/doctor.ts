@@ -13,6 +13,7 @@ import { isScoped, withRuntime } from "../runtime-context.js";
 import { extensionReport, reportingOnPackages } from "../extension-report.js";
 import { compareSkills } from "../../registry/order.js";
 import { installedSkillDiagnostics } from "../installed-check.js";
+import { auditDiagnostics, auditReport } from "../audit-report.js";
 
 export interface DoctorOptions extends CommonOptions {
   store?: string;
@@ -40,6 +41,7 @@ export async function doctorCommand(options: DoctorOptions, out: CliOutput): Pro
     const diagnostics = [
       ...runtime.diagnostics(isScoped(scope) ? scope : undefined),
       ...requirementDiagnostics(registry),
+      ...(await skillAuditDiagnostics(registry)),
       ...(await extensionDiagnostics(registry)),
       ...installed,
       ...(replicas?.diagnostics ?? []),
@@ -146,6 +148,16 @@ function requirementDiagnostics(registry: ScopedRegistry): Diagnostic[] {
     }
   }
   return found;
+}
+
+/** What the audit says of each skill (SPEC §12): a blocked one is an error, since nothing serves it. */
+async function skillAuditDiagnostics(registry: ScopedRegistry): Promise<Diagnostic[]> {
+  const skills = [...registry.all()].sort(compareSkills);
+  const report = await auditReport(registry, skills, { packages: true });
+  return skills.flatMap((skill) => {
+    const state = report.get(skill.name);
+    return state ? auditDiagnostics(skill, state) : [];
+  });
 }
 
 /**

@@ -11,6 +11,7 @@ import { brokenSkillCount, brokenSkillsNote, noSkillsFoundText } from "../search
 import { compareSkills } from "../../registry/order.js";
 import type { ExtensionVisibility } from "../../adapters/skill-entry.js";
 import { extensionNote, extensionReport, reportingOnPackages } from "../extension-report.js";
+import { auditEntry, auditNote, auditReport, type AuditEntry } from "../audit-report.js";
 
 const DESCRIPTION_WIDTH = 100;
 
@@ -70,11 +71,15 @@ export interface ListEntry {
    * its entry leaves out; null when the skill is not usable here (nobody serves it then).
    */
   extension: ExtensionVisibility | null;
+  /** What the audit says (SPEC §12); null for a registry that does not audit. */
+  audit: AuditEntry | null;
 }
 
 async function listEntries(registry: ScopedRegistry): Promise<ListEntry[]> {
   const offered = new Set(registry.list().map((s) => s.name));
   const skills = [...registry.all()].sort(compareSkills);
+  // The audit first: a skill it blocks is published by nobody, which the extension's report then knows.
+  const audit = await auditReport(registry, skills, { packages: false });
   const extension = await extensionReport(registry, skills);
   return skills.map((skill) => ({
     name: skill.name,
@@ -91,6 +96,7 @@ async function listEntries(registry: ScopedRegistry): Promise<ListEntry[]> {
     whenToUse: skill.manifest.invocation.whenToUse,
     problem: availabilityProblem(registry.availability(skill.name)),
     extension: extension.get(skill.name) ?? null,
+    audit: audit.has(skill.name) ? auditEntry(audit.get(skill.name)!) : null,
   }));
 }
 
@@ -105,7 +111,7 @@ function renderListText(entries: ListEntry[]): string {
       lines.push(heading);
       group = heading;
     }
-    const notes = [entry.modelInvocable ? null : "hidden from the model", entry.problem, extensionNote(entry.extension ?? undefined)].filter((n): n is string => n !== null);
+    const notes = [entry.audit ? auditNote(entry.audit) : null, entry.modelInvocable ? null : "hidden from the model", entry.problem, extensionNote(entry.extension ?? undefined)].filter((n): n is string => n !== null);
     const prefix = notes.length > 0 ? `[${notes.join("; ")}] ` : "";
     lines.push(`  ${entry.name.padEnd(nameWidth)}  ${prefix}${oneLine(entry.description, DESCRIPTION_WIDTH)}`);
   }

@@ -9,6 +9,7 @@ import type { CliOutput } from "../output.js";
 
 export interface UpdateOptions extends PlaceOptions {
   force?: boolean;
+  allowRisky?: boolean;
 }
 
 export function registerUpdateCommand(program: Command, { out, run }: CommandHost): void {
@@ -17,7 +18,8 @@ export function registerUpdateCommand(program: Command, { out, run }: CommandHos
       .command("update")
       .description("move installed skills to their source's newest commit (or what their pinned #ref names now)")
       .argument("[names...]", "the skills to update (default: every skill skills-lock.json records)")
-      .option("--force", "replace skills edited since they were installed"),
+      .option("--force", "replace skills edited since they were installed")
+      .option("--allow-risky", "install new versions the audit blocks, recording the rules accepted in skills-lock.json"),
   ).action((names: string[], options: UpdateOptions) => run(() => updateCommand(names, options, out)));
 }
 
@@ -27,7 +29,7 @@ export async function updateCommand(names: string[], options: UpdateOptions, out
   for (const target of await installerCall(async () => targetsOf(options))) {
     reports.push(
       await installerCall(() =>
-        updateSkills({ target, names, force: options.force === true, cwd: process.cwd(), home: os.homedir(), onProgress: (line) => out.log(oneLineText(line)) }),
+        updateSkills({ target, names, force: options.force === true, allowRisky: options.allowRisky === true, cwd: process.cwd(), home: os.homedir(), onProgress: (line) => out.log(oneLineText(line)) }),
       ),
     );
   }

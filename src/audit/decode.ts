@@ -1,0 +1,76 @@
+/**
+ * Cheap decoding of the blobs a command line carries (SPEC §12: decode what is cheap to decode
+ * and judge what it decodes to): base64 (standard and URL-safe), hex digits and `\xNN` escapes.
+ * Only decodings that read as text are kept; an image or a hash decodes to bytes and is dropped.
+ */
+import { Buffer } from "node:buffer";
+
+export interface Decoded {
+  /** Where the blob starts in the text it was found in. */
+  readonly index: number;
+  readonly encoding: "base64" | "hex";
+  readonly text: string;
+}
+
+// Past these a blob is an embedded file (a font, an image), not a command, and decoding it costs.
+const MAX_BLOB_CHARS = 16 * 1024;
+const MAX_BLOBS = 64;
+
+// One pass finds every run of the characters a blob is made of; each run is then told apart
+// (hex, base64, URL-safe base64) by its own characters, instead of one pass per encoding.
+// Anchored on the character before a run, so a failed try costs one step per position instead of
+// up to 24 (a text of long words was slow to search otherwise).
+const RUN = /(?:^|[^A-Za-z0-9+/_\\-])([A-Za-z0-9+/_-]{24,}={0,2}|(?:\\x[0-9a-fA-F]{2}){8,})/g;
+const HEX = /^(?:[0-9a-fA-F]{2})+$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$|^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)$/;
+const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
+
+/** Every blob in `text` that decodes to readable text, at most MAX_BLOBS of them. */
+export function decodedBlobs(text: string): Decoded[] {
+  const out: Decoded[] = [];
+  for (const m of text.matchAll(RUN)) {
+    if (out.length >= MAX_BLOBS) break;
+    const run = m[1]!;
+    const index = m.index + m[0].length - run.length;
+    if (run.length > MAX_BLOB_CHARS) continue;
+    let decoded: string | null = null;
+    let encoding: Decoded["encoding"] = "base64";
+    if (run.startsWith("\\x")) {
+      encoding = "hex";
+      decoded = readable(Buffer.from(run.replace(/\\x/g, ""), "hex"));
+    } else if (HEX.test(run) && run.length >= 24) {
+      encoding = "hex";
+      decoded = readable(Buffer.from(run, "hex"));
+    }
+    if (decoded === null && BASE64.test(run) && /[0-9+/]|[A-Z].*[a-z]/.test(run)) {
+      encoding = "base64";
+      decoded = readable(Buffer.from(run, "base64"));
+    }
+    if (decoded === null && /[_-]/.test(run) && BASE64URL.test(run)) {
+      encoding = "base64";
+      decoded = readable(Buffer.from(run, "base64url"));
+    }
+    if (decoded !== null) out.push({ index, encoding, text: decoded });
+  }
+  return out;
+}
+
+/** The bytes as text when they are UTF-8 of printable characters (tabs and newlines allowed); null otherwise. */
+function readable(bytes: Buffer): string | null {
+  if (bytes.length < 8) return null;
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+  let printable = 0;
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    if (c === 0) return null;
+    if (c >= 0x20 || c === 9 || c === 10 || c === 13) printable++;
+  }
+  // Nearly every character printable, and at least one space or punctuation a command needs:
+  // random identifiers decode to noise, which fails one or the other.
+  return printable >= text.length * 0.95 && /[\s|;&/.$]/.test(text) ? text : null;
+}
