@@ -14,6 +14,7 @@ import * as path from "node:path";
 import { fsyncDirectory } from "../package/fsync-directory.js";
 import { fileDigest, packageDigest, type DigestedFile } from "../package/package-digest.js";
 import type { PackageFiles } from "../package/package-files.js";
+import { writeNewFileSync } from "../package/safe-file-write.js";
 import { InstallError } from "./install-error.js";
 
 const TEMP_PREFIX = ".skillport-";
@@ -27,12 +28,13 @@ export async function stageSkill(dir: string, name: string, pkg: PackageFiles, o
   const staging = fs.mkdtempSync(path.join(dir, `${TEMP_PREFIX}staging-${process.pid}-`));
   try {
     // mkdtemp makes it private (0700); the skill's folder is as readable as any folder made here.
-    fs.chmodSync(staging, 0o777 & ~currentUmask());
+    const umask = currentUmask();
+    fs.chmodSync(staging, 0o777 & ~umask);
     for (const folder of pkg.folders) fs.mkdirSync(path.join(staging, ...folder.split("/")), { recursive: true });
     const digested: DigestedFile[] = [];
     for (const file of pkg.files) {
       const bytes = fs.readFileSync(file.source);
-      writeFlushed(path.join(staging, ...file.path.split("/")), bytes, file.executable ? 0o777 : 0o666);
+      writeNewFileSync(path.join(staging, ...file.path.split("/")), bytes, (file.executable ? 0o777 : 0o666) & ~umask);
       digested.push({ path: file.path, digest: fileDigest(bytes) });
       await onCopy?.({ skill: name, staging, file: file.path });
     }
@@ -118,16 +120,6 @@ function isRunning(pid: number): boolean {
 
 function uniqueSibling(dir: string, role: string): string {
   return path.join(dir, `${TEMP_PREFIX}${role}-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
-}
-
-function writeFlushed(file: string, bytes: Buffer, mode: number): void {
-  const fd = fs.openSync(file, "wx", mode);
-  try {
-    fs.writeFileSync(fd, bytes);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /**

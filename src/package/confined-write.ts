@@ -20,6 +20,7 @@ import { isLeftOutOfPackage, liesInOtherPackage, SKILL_FILE_NAMES, sourceRootsIn
 import { hasUnshowableCharacter } from "./display-text.js";
 import { errorCode, fileErrorReason } from "./file-error.js";
 import { fsyncDirectory } from "./fsync-directory.js";
+import { replaceFileIn, writeNewFileSync } from "./safe-file-write.js";
 
 /** Why a write refused; `too_large` adds to the read reasons. Part of the `skill_write_error` envelope. */
 export type WriteErrorReason = ReadErrorReason | "too_large";
@@ -125,7 +126,7 @@ function writeInto(skillDir: string, relative: string, text: string, place: Plac
   if (!place.ok) return place;
   const { parent, target, existing } = place;
   try {
-    replaceFile(parent, target, Buffer.from(text, "utf8"), existing ? existing.mode & 0o7777 : 0o644);
+    replaceFileIn(parent, target, Buffer.from(text, "utf8"), existing ? existing.mode & 0o7777 : 0o644);
   } catch (error) {
     return refusal(relative, "io", describe(error));
   } finally {
@@ -165,7 +166,7 @@ export function createSkillFolder(parentDir: string, name: string, skillFileText
   try {
     fs.mkdirSync(parentDir, { recursive: true, mode: 0o755 });
     fs.mkdirSync(temporary, { mode: 0o755 });
-    writeNewFile(path.join(temporary, "SKILL.md"), Buffer.from(skillFileText, "utf8"), 0o644);
+    writeNewFileSync(path.join(temporary, "SKILL.md"), Buffer.from(skillFileText, "utf8"), 0o644);
     fsyncDirectory(temporary);
     // The check above is repeated by the rename itself for a non-empty folder made meanwhile.
     if (fs.lstatSync(target, { throwIfNoEntry: false }) !== undefined) throw Object.assign(new Error("exists"), { code: "EEXIST" });
@@ -301,7 +302,7 @@ function placeLockWithoutLink(lockFile: string, content: string): boolean {
   return true;
 }
 
-/** A hidden temporary made by `createSkillFolder`, `deleteSkillFolder` or `replaceFile`: its writer's pid is in its name. */
+/** A hidden temporary made by `createSkillFolder`, `deleteSkillFolder` or `replaceFileIn` (safe-file-write.ts): its writer's pid is in its name. */
 const LEFTOVER = /^\..+\.(\d+)-[0-9a-f]{12}\.(?:new|deleted|tmp)$/;
 const LEFTOVER_DEPTH = 5;
 
@@ -456,32 +457,6 @@ function placeFor(skillDir: string, checked: WritablePath, { createFolders, sour
   function failed(refused: WriteRefusal): WriteRefusal {
     release();
     return refused;
-  }
-}
-
-function replaceFile(parent: string, target: string, bytes: Buffer, mode: number): void {
-  const temporary = path.join(parent, `.${path.basename(target)}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    writeNewFile(temporary, bytes, mode);
-    fs.renameSync(temporary, target);
-  } catch (error) {
-    fs.rmSync(temporary, { force: true });
-    throw error;
-  }
-  fsyncDirectory(parent);
-}
-
-/** A file that did not exist, written whole and fsynced before it is closed. */
-function writeNewFile(file: string, bytes: Buffer, mode: number): void {
-  const fd = fs.openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
-  try {
-    let written = 0;
-    while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);
-    // The mode asked for, whatever the umask took away: an executable script stays executable.
-    fs.fchmodSync(fd, mode);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }
 
