@@ -120,7 +120,7 @@ async function installLocked(spec: SourceSpec, options: InstallOptions & { skill
     }
     if (found.length === 0 && !wanted) throw new InstallError(`${spec.given} holds no skills${specPath(spec) ? ` under ${specPath(spec)}` : ""}`, "failed");
     return { lockfile: options.target.lockfile, skills: outcomes };
-  });
+  }, options.skills && options.skills.length > 0 ? options.skills : null);
 }
 
 /** `add --frozen`: every skill the lockfile records for the target folder (or those named), exactly at its locked commit and digest. */
@@ -147,7 +147,7 @@ async function installFrozen(options: InstallOptions & { skills?: readonly strin
         }
         outcomes.push(await putSkill(skill, { ...fetched, source: entry.source, ref: entry.ref }, lock, options, { mode: "frozen", expectedDigest: entry.digest }));
       }
-    }).catch((error: unknown) => {
+    }, group.map(({ name }) => name)).catch((error: unknown) => {
       // One source that cannot be fetched (or a local folder gone) refuses its own skills, not the others'.
       if (!(error instanceof InstallError)) throw error;
       for (const { name } of group) outcomes.push(refused(name, options.target, [error.message]));
@@ -188,7 +188,7 @@ async function updateLocked(options: InstallOptions & { names?: readonly string[
         }
         outcomes.push(await putSkill(skill, { ...fetched, source: entry.source, ref: entry.ref }, lock, options, { mode: "update" }));
       }
-    }).catch((error: unknown) => {
+    }, group.map(({ name }) => name)).catch((error: unknown) => {
       // One source that cannot be fetched (or a local folder gone) refuses its own skills, not the others'.
       if (!(error instanceof InstallError)) throw error;
       for (const { name } of group) outcomes.push(refused(name, options.target, [error.message]));
@@ -367,13 +367,15 @@ function specPath(spec: SourceSpec): string {
 }
 
 /** Runs `work` on the source's files: a fetched commit of a git source, or the local folder itself. */
-async function withSourceTree<T>(spec: SourceSpec, ref: string | null, options: Pick<InstallOptions, "env" | "onProgress">, work: (root: string, provenance: Provenance) => Promise<T>): Promise<T> {
+async function withSourceTree<T>(spec: SourceSpec, ref: string | null, options: Pick<InstallOptions, "env" | "onProgress">, work: (root: string, provenance: Provenance) => Promise<T>, names: readonly string[] | null = null): Promise<T> {
   if (spec.kind === "local") {
     if (!exists(spec.dir)) throw new InstallError(`the folder ${spec.dir} does not exist`, "usage");
     const provenance: Provenance = { source: spec.given, sourceType: "local", url: spec.dir, ref: null, commit: null };
     return work(spec.dir, provenance);
   }
-  return withFetchedCommit(spec.url, ref, { ...(options.env ? { env: options.env } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, (fetched) =>
+  // Only the skills asked for are fetched and written out (git-tree.ts): a source's other files never reach the disk.
+  const select = { inside: spec.path, names };
+  return withFetchedCommit(spec.url, ref, { select, ...(options.env ? { env: options.env } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, (fetched) =>
     work(fetched.dir, { source: spec.given, sourceType: "git", url: spec.url, ref: spec.ref, commit: fetched.commit }),
   );
 }
