@@ -294,7 +294,14 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
     return { ...base, status: "unchanged", messages: [], digest: entry.digest, previousCommit: entry.commit };
   }
 
-  const staged = await stageSkill(target.dir, name, skill.files, options.onCopy);
+  let staged: { staging: string; digest: string };
+  try {
+    staged = await stageSkill(target.dir, name, skill.files, options.onCopy);
+  } catch (error) {
+    // A file that changed under the copy refuses this skill, not the others.
+    if (error instanceof InstallError) return { ...base, status: "refused", messages: [error.message] };
+    throw error;
+  }
   placeStaged(staged.staging, target.dir, name);
   if (how.mode !== "frozen" || !entry) record(lock, target, name, { ...recorded, digest: staged.digest });
   return { ...base, status: present ? "updated" : "installed", messages: [], digest: staged.digest, ...(entry ? { previousCommit: entry.commit } : {}) };

@@ -14,6 +14,7 @@ import * as path from "node:path";
 import { fsyncDirectory } from "../package/fsync-directory.js";
 import { fileDigest, packageDigest, type DigestedFile } from "../package/package-digest.js";
 import type { PackageFiles } from "../package/package-files.js";
+import { ChangedFileError, readCheckedFileSync } from "../package/regular-file.js";
 import { writeNewFileSync } from "../package/safe-file-write.js";
 import { InstallError } from "./install-error.js";
 
@@ -33,7 +34,14 @@ export async function stageSkill(dir: string, name: string, pkg: PackageFiles, o
     for (const folder of pkg.folders) fs.mkdirSync(path.join(staging, ...folder.split("/")), { recursive: true });
     const digested: DigestedFile[] = [];
     for (const file of pkg.files) {
-      const bytes = fs.readFileSync(file.source);
+      let bytes: Buffer;
+      try {
+        bytes = readCheckedFileSync(file.source, file);
+      } catch (error) {
+        // Swapped for a link, a FIFO or another file since the package was checked: refused whole.
+        if (error instanceof ChangedFileError) throw new InstallError(`${file.path} changed while it was being copied (it is no longer the regular file that was checked); nothing was installed`, "failed");
+        throw error;
+      }
       writeNewFileSync(path.join(staging, ...file.path.split("/")), bytes, (file.executable ? 0o777 : 0o666) & ~umask);
       digested.push({ path: file.path, digest: fileDigest(bytes) });
       await onCopy?.({ skill: name, staging, file: file.path });
