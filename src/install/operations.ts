@@ -17,6 +17,7 @@ import { readSkillsLock, writeSkillsLock, type LockedSkill, type SkillsLock } fr
 import { exists, placeStaged, removeAbandonedTemporaries, removePlaced, stageSkill, withInstallLock, type CopyListener } from "./placement.js";
 import { skillAt, skillsOfSource, type SourceSkill } from "./source-skills.js";
 import { withFetchedCommit } from "./git-fetch.js";
+import { nameWarnings, nfkcCollision } from "./name-checks.js";
 import { parseSource, type SourceSpec } from "./source-spec.js";
 import { checkTargetInside, type InstallTarget } from "./targets.js";
 
@@ -269,6 +270,8 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
   const base = { name, dir, folder: target.folder, path: skill.path, commit: provenance.commit };
   if (how.mode === "add" && how.duplicate) return { ...base, status: "refused", messages: skill.problems };
   if (skill.problems.length > 0 || !skill.files) return { ...base, status: "refused", messages: skill.problems };
+  const collision = nfkcCollision(target.dir, name);
+  if (collision !== null) return { ...base, status: "refused", messages: [collision] };
 
   const entry = lock.get(target.folder)?.get(name);
   const present = exists(dir);
@@ -304,7 +307,8 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
   }
   placeStaged(staged.staging, target.dir, name);
   if (how.mode !== "frozen" || !entry) record(lock, target, name, { ...recorded, digest: staged.digest });
-  return { ...base, status: present ? "updated" : "installed", messages: [], digest: staged.digest, ...(entry ? { previousCommit: entry.commit } : {}) };
+  const warnings = how.mode === "add" ? nameWarnings(name, target, options.cwd ?? process.cwd(), options.home ?? defaultHome()) : [];
+  return { ...base, status: present ? "updated" : "installed", messages: warnings, digest: staged.digest, ...(entry ? { previousCommit: entry.commit } : {}) };
 }
 
 function record(lock: SkillsLock, target: InstallTarget, name: string, entry: LockedSkill): void {
