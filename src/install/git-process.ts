@@ -77,12 +77,35 @@ export interface GitRun {
 
 const WATCH_EVERY_MS = 250;
 
+/**
+ * Process groups of the git runs alive in this process. Each runs in a group of its own, which a
+ * Ctrl-C at the terminal does not reach: when this process leaves, it ends them itself.
+ */
+const running = new Set<number>();
+let exitHookInstalled = false;
+
+function killRunning(): void {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+  running.clear();
+}
+
 /** Runs git; resolves its stdout (empty when streamed), rejects with an `InstallError` saying why. */
 export function runGit(run: GitRun): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     // Its own process group, so the deadline kills what git started too: an ssh that hangs keeps
     // git's pipes open, and killing git alone would leave it (and this promise) waiting.
     const child = spawn("git", run.args, { env: run.env, detached: true, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
+    if (!exitHookInstalled) {
+      process.once("exit", killRunning);
+      exitHookInstalled = true;
+    }
+    if (child.pid !== undefined) running.add(child.pid);
     const chunks: Buffer[] = [];
     let size = 0;
     let stderr = "";
@@ -124,12 +147,14 @@ export function runGit(run: GitRun): Promise<Buffer> {
     });
     child.stdin.end(run.input ?? "");
     child.on("error", (error: NodeJS.ErrnoException) => {
+      if (child.pid !== undefined) running.delete(child.pid);
       clearTimeout(deadline);
       if (watcher) clearInterval(watcher);
       if (error.code === "ENOENT") reject(new InstallError("git is not installed (or not on PATH); it is needed to fetch git sources", "usage"));
       else reject(new InstallError(`${run.failure}: ${error.message}`, "failed"));
     });
     child.on("close", (code, signal) => {
+      if (child.pid !== undefined) running.delete(child.pid);
       clearTimeout(deadline);
       if (watcher) clearInterval(watcher);
       if (stopped !== null) return reject(new InstallError(`${run.failure}: ${stopped}`, "failed"));
