@@ -1,7 +1,7 @@
-import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Command } from "commander";
 import { isShellSafeName } from "../../package/naming.js";
+import { readRegularFileSync } from "../../package/regular-file.js";
 import { oneLineShown } from "../../package/display-text.js";
 import { UnsafeWriteError, writeFileWithin } from "../../package/safe-file-write.js";
 import { renderCatalog } from "../../prompt/catalog.js";
@@ -35,15 +35,15 @@ export async function syncCommand(file: string | undefined, options: SyncOptions
     // characters (`a; touch X #`, `--config=…`) would reach that shell as code or as an option.
     const offered = runtime.registry(scope).list();
     const skills = offered.filter((skill) => isShellSafeName(skill.name));
-    for (const skill of offered) {
-      if (!isShellSafeName(skill.name)) out.log(`skillport: left out of ${path.basename(target)}: skill ${oneLineShown(JSON.stringify(skill.name))} has characters besides letters, digits and hyphens (or starts with a hyphen), and a shell command cannot carry it safely`);
+    const leftOut = offered.filter((skill) => !isShellSafeName(skill.name)).map((skill) => skill.name);
+    for (const name of leftOut) {
+      out.log(`warning: left out of ${path.basename(target)}: skill ${oneLineShown(JSON.stringify(name))} has characters besides letters, digits and hyphens (or starts with a hyphen), and a shell command cannot carry it safely`);
     }
     const block = agentsMdBlock(renderCatalog(skills, { format: "xml" }), readCommandLine(options, cwd, path.dirname(target)));
     const before = readExisting(target);
     const after = withSkillsBlock(before ?? "", block);
     const status = before === null ? "created" : before === after ? "unchanged" : "updated";
     if (status !== "unchanged") writeAtomically(target, after, allowedRoot(cwd, target));
-    const leftOut = offered.filter((skill) => !isShellSafeName(skill.name)).map((skill) => skill.name);
     if (options.json) writeJson(out, { file: target, status, skills: skills.map((skill) => skill.name), ...(leftOut.length > 0 ? { leftOut } : {}) });
     else out.data(`${target}: ${status}, ${skills.length} skill${skills.length === 1 ? "" : "s"}\n`);
     return EXIT_OK;
@@ -94,7 +94,8 @@ function shellWord(word: string): string {
 
 function readExisting(file: string): string | null {
   try {
-    return fs.readFileSync(file, "utf8");
+    // Never blocks on a FIFO planted under the name (regular-file.ts).
+    return readRegularFileSync(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return null;
