@@ -5,6 +5,7 @@
  * of compressed zeros checked out to 1 GiB. Here the tree is read with `git ls-tree`, only the
  * skills asked for are chosen, only their blobs are fetched, their sizes are read before a byte
  * of them is written, and each is written raw (`git cat-file --batch`: no filter of any kind).
+ * Besides the skills, every link and the plugin manifests are written (`SOURCE_MANIFESTS`).
  *
  * Bounds, from the package limits (limits.ts): a file past `MAX_PACKAGE_BYTES`, and every file
  * of a skill once its files pass that sum, is written as a sparse file of its true size (no
@@ -86,6 +87,17 @@ export interface TreePlan {
 const key = (raw: Buffer): string => raw.toString("latin1");
 
 /**
+ * Files outside any skill that an install still reads: the plugin marketplaces and manifests
+ * (`--plugin`, plugins.ts). Each is a few KiB of JSON, counted against the fetch's bound.
+ */
+const SOURCE_MANIFESTS = [".claude-plugin/marketplace.json", ".agents/plugins/marketplace.json", ".claude-plugin/plugin.json", ".codex-plugin/plugin.json"];
+
+function isSourceManifest(segments: readonly string[]): boolean {
+  const joined = segments.join("/");
+  return SOURCE_MANIFESTS.some((end) => joined === end || joined.endsWith(`/${end}`));
+}
+
+/**
  * What to write for `selection`: the skill folders (a folder holding SKILL.md) under
  * `inside` whose name is asked for, with everything in them. `rootName` is the name the
  * source's own folder gets where it is written (a source that is itself a skill).
@@ -117,7 +129,7 @@ export function planTree(entries: readonly TreeEntry[], selection: TreeSelection
     if (entry.type !== "blob") continue;
     const skill = skillFolders.find((folder) => under(entry.segments.slice(0, -1), folder));
     // A link is a few bytes and may be how discovery reaches a skill; every one is written.
-    if (skill === undefined && entry.mode !== "120000") continue;
+    if (skill === undefined && entry.mode !== "120000" && !isSourceManifest(entry.segments)) continue;
     blobs.push(entry);
     owner.set(key(entry.raw), skill === undefined ? "" : skill.join("/"));
   }
