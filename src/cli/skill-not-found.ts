@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { Diagnostic } from "../package/diagnostic.js";
+import { isShellSafeName } from "../package/naming.js";
 import { closeNames } from "../tool/suggest.js";
 import { CliError, EXIT_FAILURE_FOUND } from "./exit.js";
 
@@ -14,7 +15,9 @@ export function skillNotFound(name: string, known: readonly string[], diagnostic
     const reasons = broken.map((d) => `${d.path}: ${d.message}`).join("; ");
     return new CliError(`skill '${name}' could not be loaded: ${reasons}`, EXIT_FAILURE_FOUND);
   }
-  const close = closeNames(name, [...known]);
+  // The person (or agent) reading this runs what it suggests in a shell: only names that are one
+  // plain shell word are suggested (naming.ts), never one that is code or an option there.
+  const close = closeNames(name, known.filter(isShellSafeName));
   const hint = close.length > 0 ? ` Did you mean: ${close.join(", ")}?` : " Run `skillport list` to see the available names.";
   return new CliError(`skill '${name}' not found.${hint}`, EXIT_FAILURE_FOUND);
 }

@@ -23,6 +23,7 @@ import { DIGEST_PREFIX } from "../package/package-digest.js";
 import { isLeftOutOfPackage } from "../package/package-shape.js";
 import { computedHashOf, isComputedHash } from "./computed-hash.js";
 import { CANONICAL_FOLDER, HOSTS } from "./hosts.js";
+import { UnsafeWriteError, writeFileWithin } from "../package/safe-file-write.js";
 import { InstallError } from "./install-error.js";
 import { isGitSourceUrl, isSafeRef } from "./source-spec.js";
 import { siteBaseUrl } from "./well-known.js";
@@ -387,22 +388,18 @@ export function portableLocalSource(source: string, lockDir: string): string {
   return `./${portable}`;
 }
 
-/** Writes the lockfile whole into a temporary sibling, flushes it, and renames it into place. */
+/**
+ * Writes the lockfile whole into a temporary sibling, flushes it, and renames it into place
+ * (safe-file-write.ts): a lockfile committed as a link out of its folder is refused, never
+ * written through.
+ */
 export function writeSkillsLock(file: string, lock: SkillsLock): void {
   const dir = path.dirname(file);
   fs.mkdirSync(dir, { recursive: true });
-  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-  const fd = fs.openSync(temp, "wx", 0o644);
   try {
-    try {
-      fs.writeFileSync(fd, skillsLockText(lock));
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(temp, file);
+    writeFileWithin(file, skillsLockText(lock), { root: dir });
   } catch (error) {
-    fs.rmSync(temp, { force: true });
+    if (error instanceof UnsafeWriteError) throw new InstallError(error.message, "failed");
     throw error;
   }
 }

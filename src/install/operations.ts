@@ -25,6 +25,7 @@ import { readSkillsLock, writeSkillsLock, type LockedSkill, type SkillsLock } fr
 import { exists, placeStaged, removeAbandonedTemporaries, removePlaced, stageSkill, withInstallLock, type CopyListener } from "./placement.js";
 import { skillAt, skillsOfSource, type SourceSkill } from "./source-skills.js";
 import { withFetchedCommit } from "./git-fetch.js";
+import { nameWarnings, nfkcCollision } from "./name-checks.js";
 import { parseSource, type SourceSpec } from "./source-spec.js";
 import { checkTargetInside, type InstallTarget } from "./targets.js";
 import { inPlugin, pluginsOfSource } from "./plugins.js";
@@ -337,6 +338,8 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
   const base = { name, dir, folder: target.folder, path: skill.path, commit: provenance.commit };
   if (how.mode === "add" && how.duplicate) return { ...base, status: "refused", messages: skill.problems };
   if (skill.problems.length > 0 || !skill.files) return { ...base, status: "refused", messages: skill.problems };
+  const collision = nfkcCollision(target.dir, name);
+  if (collision !== null) return { ...base, status: "refused", messages: [collision] };
 
   const entry = lock.get(target.folder)?.get(name);
   const gate = await auditForInstall(skill.dir, {
@@ -412,11 +415,19 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
     return { ...base, status: "unchanged", messages: [...notes, ...linked], digest: sourceDigest ?? undefined, ...(!isOtherTools(entry) ? { previousCommit: entry.commit } : {}), ...(hosts.length > 0 ? { hosts } : {}), ...said } as SkillOutcome;
   }
 
-  const staged = await stageSkill(target.dir, name, skill.files, options.onCopy);
+  let staged: { staging: string; digest: string };
+  try {
+    staged = await stageSkill(target.dir, name, skill.files, options.onCopy);
+  } catch (error) {
+    // A file that changed under the copy refuses this skill, not the others.
+    if (error instanceof InstallError) return { ...base, status: "refused", messages: [error.message] };
+    throw error;
+  }
   placeStaged(staged.staging, target.dir, name);
   const linked = await linkHosts(name, folders, skill, options);
   if (how.mode !== "frozen" || !entry) record(lock, target, name, { ...recorded, digest: staged.digest });
-  return { ...base, status: present ? "updated" : "installed", messages: [...notes, ...linked], digest: staged.digest, ...(entry && !isOtherTools(entry) ? { previousCommit: entry.commit } : {}), ...(hosts.length > 0 ? { hosts } : {}), ...said };
+  const warnings = how.mode === "add" ? nameWarnings(name, target, options.cwd ?? process.cwd(), options.home ?? defaultHome()) : [];
+  return { ...base, status: present ? "updated" : "installed", messages: [...notes, ...warnings, ...linked], digest: staged.digest, ...(entry && !isOtherTools(entry) ? { previousCommit: entry.commit } : {}), ...(hosts.length > 0 ? { hosts } : {}), ...said };
 }
 
 /** Links (or copies into) each host folder; one note line naming what was done, or none. */
@@ -637,7 +648,7 @@ async function withSourceTree<T>(spec: SourceSpec, ref: string | null, options: 
     }
     if (!spec.gitFallback) throw new InstallError(`${spec.given} has no skills index (neither /.well-known/agent-skills/index.json nor /.well-known/skills/index.json)`, "failed");
     options.onProgress?.(`no skills index at ${spec.url}; fetching it as a git repository`);
-    return withFetchedCommit(spec.url, ref, { ...(options.env ? { env: options.env } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, (fetched) =>
+    return withFetchedCommit(spec.url, ref, { select: { inside: "", names: wanted === null ? null : [...wanted] }, ...(options.env ? { env: options.env } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, (fetched) =>
       work(fetched.dir, { source: spec.given, sourceType: "git", url: spec.url, ref: null, commit: fetched.commit }),
     );
   }
@@ -646,7 +657,9 @@ async function withSourceTree<T>(spec: SourceSpec, ref: string | null, options: 
     const provenance: Provenance = { source: spec.given, sourceType: "local", url: spec.dir, ref: null, commit: null };
     return work(spec.dir, provenance);
   }
-  return withFetchedCommit(spec.url, ref, { ...(options.env ? { env: options.env } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, (fetched) =>
+  // Only the skills asked for are fetched and written out (git-tree.ts): a source's other files never reach the disk.
+  const select = { inside: spec.path, names: wanted === null ? null : [...wanted] };
+  return withFetchedCommit(spec.url, ref, { select, ...(options.env ? { env: options.env } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, (fetched) =>
     work(fetched.dir, { source: spec.given, sourceType: "git", url: spec.url, ref: spec.ref, commit: fetched.commit }),
   );
 }

@@ -10,10 +10,14 @@
  * is gone.
  */
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { fsyncDirectory } from "../package/fsync-directory.js";
+import { breakLock, observeLock, placeLock, processRuns, releaseLock, type ObservedLock } from "../package/lock-file.js";
 import { fileDigest, packageDigest, type DigestedFile } from "../package/package-digest.js";
 import type { PackageFiles } from "../package/package-files.js";
+import { ChangedFileError, readCheckedFileSync } from "../package/regular-file.js";
+import { writeNewFileSync } from "../package/safe-file-write.js";
 import { InstallError } from "./install-error.js";
 
 const TEMP_PREFIX = ".skillport-";
@@ -27,12 +31,20 @@ export async function stageSkill(dir: string, name: string, pkg: PackageFiles, o
   const staging = fs.mkdtempSync(path.join(dir, `${TEMP_PREFIX}staging-${process.pid}-`));
   try {
     // mkdtemp makes it private (0700); the skill's folder is as readable as any folder made here.
-    fs.chmodSync(staging, 0o777 & ~currentUmask());
+    const umask = currentUmask();
+    fs.chmodSync(staging, 0o777 & ~umask);
     for (const folder of pkg.folders) fs.mkdirSync(path.join(staging, ...folder.split("/")), { recursive: true });
     const digested: DigestedFile[] = [];
     for (const file of pkg.files) {
-      const bytes = fs.readFileSync(file.source);
-      writeFlushed(path.join(staging, ...file.path.split("/")), bytes, file.executable ? 0o777 : 0o666);
+      let bytes: Buffer;
+      try {
+        bytes = readCheckedFileSync(file.source, file);
+      } catch (error) {
+        // Swapped for a link, a FIFO or another file since the package was checked: refused whole.
+        if (error instanceof ChangedFileError) throw new InstallError(`${file.path} changed while it was being copied (it is no longer the regular file that was checked); nothing was installed`, "failed");
+        throw error;
+      }
+      writeNewFileSync(path.join(staging, ...file.path.split("/")), bytes, (file.executable ? 0o777 : 0o666) & ~umask);
       digested.push({ path: file.path, digest: fileDigest(bytes) });
       await onCopy?.({ skill: name, staging, file: file.path });
     }
@@ -85,7 +97,7 @@ export function removeAbandonedTemporaries(dir: string): void {
     const match = /^\.skillport-(?:staging|replaced|removed)-(\d+)-/.exec(name);
     if (!match) continue;
     const pid = Number(match[1]);
-    if (pid === process.pid || isRunning(pid)) continue;
+    if (pid === process.pid || processRuns(pid)) continue;
     fs.rmSync(path.join(dir, name), { recursive: true, force: true });
   }
 }
@@ -106,55 +118,35 @@ function currentUmask(): number {
   return mask;
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 function uniqueSibling(dir: string, role: string): string {
   return path.join(dir, `${TEMP_PREFIX}${role}-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
 }
 
-function writeFlushed(file: string, bytes: Buffer, mode: number): void {
-  const fd = fs.openSync(file, "wx", mode);
-  try {
-    fs.writeFileSync(fd, bytes);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
+/** An install lock that names no live holder and is this old was left by a run that died mid-write (or by an older skillport). */
+const STALE_UNREADABLE_LOCK_MS = 30_000;
 
 /**
- * Runs `work` holding the lockfile's lock (`.<lockfile name>.lock` beside it, made exclusively,
- * holding the owner's process id): two installs into one folder at once would each rewrite the
- * lockfile from what they read, and one's entries would be lost. A lock whose process is gone is
- * taken over; one held by a live process refuses at once rather than waiting.
+ * Runs `work` holding the lockfile's lock (`.<lockfile name>.lock` beside it; taken, broken and
+ * released by lock-file.ts, with its holder in it from the moment it appears): two installs into
+ * one folder at once would each rewrite the lockfile from what they read, and one's entries would
+ * be lost. A lock whose process is gone is broken atomically (only one of several runs that find
+ * it can), and one held by a live process refuses at once rather than waiting. On the way out the
+ * lock is removed only while it is still this run's own.
  */
 export async function withInstallLock<T>(lockfile: string, work: () => Promise<T>): Promise<T> {
   const dir = path.dirname(lockfile);
   fs.mkdirSync(dir, { recursive: true });
   const lock = path.join(dir, `.${path.basename(lockfile)}.lock`);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const fd = fs.openSync(lock, "wx", 0o644);
-      fs.writeFileSync(fd, `${process.pid}\n`);
-      fs.closeSync(fd);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw lockBusy(lock, error);
-      const owner = Number(readText(lock).trim());
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isRunning(owner)) throw lockBusy(lock, error, owner);
-      fs.rmSync(lock, { force: true });
-    }
+  const tempBase = path.basename(lock);
+  let held = placeLock(lock, tempBase);
+  if (held === null) {
+    const observed = observeLock(lock);
+    if (observed !== null && installLockAbandoned(observed) && breakLock(lock, observed)) held = placeLock(lock, tempBase);
   }
+  if (held === null) throw lockBusy(lock);
+  const mine = held;
   // A run ended by a signal leaves through `exit` (see the CLI), where no `finally` runs.
-  const release = (): void => fs.rmSync(lock, { force: true });
+  const release = (): void => releaseLock(mine);
   process.once("exit", release);
   try {
     return await work();
@@ -164,15 +156,15 @@ export async function withInstallLock<T>(lockfile: string, work: () => Promise<T
   }
 }
 
-function lockBusy(lock: string, error: unknown, owner?: number): Error {
-  if (owner === undefined && (error as NodeJS.ErrnoException).code !== "EEXIST") return error as Error;
-  return new InstallError(`another skillport run${owner ? ` (process ${owner})` : ""} is changing these skills (${lock} exists); try again when it ends`, "failed");
+function installLockAbandoned(observed: ObservedLock): boolean {
+  // An install may run for minutes (a fetch): a live holder's lock never goes stale by age.
+  if (!observed.wellFormed) return Date.now() - observed.mtimeMs > STALE_UNREADABLE_LOCK_MS;
+  if (observed.host !== os.hostname()) return false;
+  return observed.pid !== process.pid && !processRuns(observed.pid);
 }
 
-function readText(file: string): string {
-  try {
-    return fs.readFileSync(file, "utf8");
-  } catch {
-    return "";
-  }
+function lockBusy(lock: string): Error {
+  const observed = observeLock(lock);
+  const owner = observed?.wellFormed ? ` (process ${observed.pid}${observed.host === os.hostname() ? "" : ` on ${observed.host}`})` : "";
+  return new InstallError(`another skillport run${owner} is changing these skills (${lock} exists); try again when it ends`, "failed");
 }

@@ -20,6 +20,8 @@ import { isLeftOutOfPackage, liesInOtherPackage, SKILL_FILE_NAMES, sourceRootsIn
 import { hasUnshowableCharacter } from "./display-text.js";
 import { errorCode, fileErrorReason } from "./file-error.js";
 import { fsyncDirectory } from "./fsync-directory.js";
+import { breakLock, observeLock, placeLock, processRuns, releaseLock, type ObservedLock } from "./lock-file.js";
+import { replaceFileIn, writeNewFileSync } from "./safe-file-write.js";
 
 /** Why a write refused; `too_large` adds to the read reasons. Part of the `skill_write_error` envelope. */
 export type WriteErrorReason = ReadErrorReason | "too_large";
@@ -125,7 +127,7 @@ function writeInto(skillDir: string, relative: string, text: string, place: Plac
   if (!place.ok) return place;
   const { parent, target, existing } = place;
   try {
-    replaceFile(parent, target, Buffer.from(text, "utf8"), existing ? existing.mode & 0o7777 : 0o644);
+    replaceFileIn(parent, target, Buffer.from(text, "utf8"), existing ? existing.mode & 0o7777 : 0o644);
   } catch (error) {
     return refusal(relative, "io", describe(error));
   } finally {
@@ -165,7 +167,7 @@ export function createSkillFolder(parentDir: string, name: string, skillFileText
   try {
     fs.mkdirSync(parentDir, { recursive: true, mode: 0o755 });
     fs.mkdirSync(temporary, { mode: 0o755 });
-    writeNewFile(path.join(temporary, "SKILL.md"), Buffer.from(skillFileText, "utf8"), 0o644);
+    writeNewFileSync(path.join(temporary, "SKILL.md"), Buffer.from(skillFileText, "utf8"), 0o644);
     fsyncDirectory(temporary);
     // The check above is repeated by the rename itself for a non-empty folder made meanwhile.
     if (fs.lstatSync(target, { throwIfNoEntry: false }) !== undefined) throw Object.assign(new Error("exists"), { code: "EEXIST" });
@@ -210,98 +212,30 @@ export type LockedResult<T> = { ok: true; value: T } | { ok: false; holder: stri
 const STALE_LOCK_MS = 30_000;
 
 /**
- * Runs `work` holding the write lock of the skill at `skillDir` (a hidden file beside the folder,
- * created exclusively). Another writer holding it answers `{ ok: false }` at once rather than
- * waiting: the skill is changing under the caller, which is what a stale check reports. A lock
- * left by a writer that died (its process gone, or the lock older than 30 s) is broken.
+ * Runs `work` holding the write lock of the skill at `skillDir` (a hidden file beside the folder;
+ * taken, broken and released by lock-file.ts). Another writer holding it answers `{ ok: false }`
+ * at once rather than waiting: the skill is changing under the caller, which is what a stale
+ * check reports. A lock left by a writer that died (its process gone, or the lock older than
+ * 30 s) is broken; anything else planted there (a folder) stays, and the skill answers as held.
  */
 export function withSkillWriteLock<T>(skillDir: string, work: () => T): LockedResult<T> {
   const lockFile = path.join(path.dirname(skillDir), `.${path.basename(skillDir)}.skillport-lock`);
-  const content = `${process.pid} ${os.hostname()} ${Date.now()}\n`;
-  let held = false;
-  for (let attempt = 0; attempt < 2 && !held; attempt++) {
-    if (placeLock(skillDir, lockFile, content)) held = true;
-    else if (attempt === 0 && lockIsAbandoned(lockFile)) {
-      if (!removeAbandonedLock(lockFile)) return { ok: false, holder: lockHolder(lockFile) };
-    } else return { ok: false, holder: lockHolder(lockFile) };
+  const tempBase = path.basename(skillDir);
+  let held = placeLock(lockFile, tempBase);
+  if (held === null) {
+    const observed = observeLock(lockFile);
+    if (observed !== null && lockIsAbandoned(observed) && breakLock(lockFile, observed)) held = placeLock(lockFile, tempBase);
   }
-  if (!held) return { ok: false, holder: lockHolder(lockFile) };
+  if (held === null) return { ok: false, holder: lockHolder(lockFile) };
   try {
     removeLeftovers(skillDir);
     return { ok: true, value: work() };
   } finally {
-    fs.rmSync(lockFile, { force: true });
+    releaseLock(held);
   }
 }
 
-/**
- * Breaks an abandoned lock. Only a file is ever a lock of ours: anything else planted there (a
- * folder) stays, and the skill answers as held.
- */
-function removeAbandonedLock(lockFile: string): boolean {
-  try {
-    if (fs.lstatSync(lockFile).isDirectory()) return false;
-    fs.rmSync(lockFile, { force: true });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Creates the lock file with its owner already in it, or answers false when it exists. The owner
- * is written to a hidden temporary first and the lock appears by `link`, which fails if the name
- * is taken: a lock created empty and filled after would, if its writer were killed between the
- * two, name no process, and could then only be broken by age (30 s of every writer locked out).
- * A temporary left by a killed writer carries its pid and is swept like any other.
- */
-function placeLock(skillDir: string, lockFile: string, content: string): boolean {
-  const temp = path.join(path.dirname(lockFile), `.${path.basename(skillDir)}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
-  let fd: number;
-  try {
-    fd = fs.openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  } catch (error) {
-    if (errorCode(error) !== "ENOENT") throw error;
-    fs.mkdirSync(path.dirname(lockFile), { recursive: true, mode: 0o755 });
-    fd = fs.openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  }
-  try {
-    fs.writeSync(fd, content);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.linkSync(temp, lockFile);
-    return true;
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === "EEXIST") return false;
-    // A file system without hard links: the lock is created exclusively and filled after, and a
-    // writer killed between the two leaves a lock that only age breaks.
-    if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP") return placeLockWithoutLink(lockFile, content);
-    throw error;
-  } finally {
-    fs.rmSync(temp, { force: true });
-  }
-}
-
-function placeLockWithoutLink(lockFile: string, content: string): boolean {
-  let fd: number;
-  try {
-    fd = fs.openSync(lockFile, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  } catch (error) {
-    if (errorCode(error) === "EEXIST") return false;
-    throw error;
-  }
-  try {
-    fs.writeSync(fd, content);
-  } finally {
-    fs.closeSync(fd);
-  }
-  return true;
-}
-
-/** A hidden temporary made by `createSkillFolder`, `deleteSkillFolder` or `replaceFile`: its writer's pid is in its name. */
+/** A hidden temporary made by `createSkillFolder`, `deleteSkillFolder` or `replaceFileIn` (safe-file-write.ts): its writer's pid is in its name. */
 const LEFTOVER = /^\..+\.(\d+)-[0-9a-f]{12}\.(?:new|deleted|tmp)$/;
 const LEFTOVER_DEPTH = 5;
 
@@ -333,54 +267,16 @@ function removeLeftovers(skillDir: string): void {
   sweep(skillDir, 0, null);
 }
 
-function processRuns(pid: number): boolean {
-  if (!Number.isSafeInteger(pid) || pid <= 0) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errorCode(error) !== "ESRCH";
-  }
-}
-
-function lockFields(lockFile: string): { pid: number; host: string; since: number } | null {
-  try {
-    const fd = fs.openSync(lockFile, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    let text: string;
-    try {
-      text = fs.readFileSync(fd, "utf8");
-    } finally {
-      fs.closeSync(fd);
-    }
-    const [pid, host, since] = text.trim().split(" ");
-    return { pid: Number(pid), host: host ?? "", since: Number(since) };
-  } catch {
-    return null;
-  }
-}
-
-function lockIsAbandoned(lockFile: string): boolean {
-  const fields = lockFields(lockFile);
-  // Unreadable or half-written: its writer died between creating and filling it.
-  if (fields === null || !Number.isFinite(fields.since)) return staleByAge(lockFile);
-  if (Date.now() - fields.since > STALE_LOCK_MS) return true;
-  if (fields.host !== os.hostname() || !Number.isSafeInteger(fields.pid) || fields.pid <= 0) return false;
-  try {
-    process.kill(fields.pid, 0);
-    return false;
-  } catch (error) {
-    return errorCode(error) === "ESRCH";
-  }
-}
-
-function staleByAge(lockFile: string): boolean {
-  const stat = fs.lstatSync(lockFile, { throwIfNoEntry: false });
-  return stat === undefined || Date.now() - stat.mtimeMs > STALE_LOCK_MS;
+function lockIsAbandoned(observed: ObservedLock): boolean {
+  // Not in the shape a lock is written in: only its age can tell.
+  if (!observed.wellFormed) return Date.now() - observed.mtimeMs > STALE_LOCK_MS;
+  if (Date.now() - observed.since > STALE_LOCK_MS) return true;
+  return observed.host === os.hostname() && !processRuns(observed.pid);
 }
 
 function lockHolder(lockFile: string): string {
-  const fields = lockFields(lockFile);
-  return fields ? `process ${fields.pid}` : "another writer";
+  const observed = observeLock(lockFile);
+  return observed?.wellFormed ? `process ${observed.pid}` : "another writer";
 }
 
 type Place = { ok: true; parent: string; target: string; existing: fs.Stats | null; release(): void } | WriteRefusal;
@@ -456,32 +352,6 @@ function placeFor(skillDir: string, checked: WritablePath, { createFolders, sour
   function failed(refused: WriteRefusal): WriteRefusal {
     release();
     return refused;
-  }
-}
-
-function replaceFile(parent: string, target: string, bytes: Buffer, mode: number): void {
-  const temporary = path.join(parent, `.${path.basename(target)}.${process.pid}-${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    writeNewFile(temporary, bytes, mode);
-    fs.renameSync(temporary, target);
-  } catch (error) {
-    fs.rmSync(temporary, { force: true });
-    throw error;
-  }
-  fsyncDirectory(parent);
-}
-
-/** A file that did not exist, written whole and fsynced before it is closed. */
-function writeNewFile(file: string, bytes: Buffer, mode: number): void {
-  const fd = fs.openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
-  try {
-    let written = 0;
-    while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written);
-    // The mode asked for, whatever the umask took away: an executable script stays executable.
-    fs.fchmodSync(fd, mode);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
   }
 }
 

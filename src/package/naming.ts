@@ -76,3 +76,14 @@ export function nameProblems(rawName: string, dirName: string | null): readonly 
   }
   return problems;
 }
+
+/**
+ * Whether `name` is made only of the standard's characters (letters, digits and hyphens, not
+ * starting with a hyphen), so it can stand unquoted as one word of a shell command and never reads as an
+ * option. Lenient loading serves names outside them (`a; touch X #`, `--config=/tmp/x.json`)
+ * with a warning; a catalog meant for a shell leaves such names out instead of handing an agent
+ * a command built from them.
+ */
+export function isShellSafeName(name: string): boolean {
+  return /^[\p{L}\p{N}][\p{L}\p{N}-]*$/u.test(name);
+}

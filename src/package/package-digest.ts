@@ -10,8 +10,8 @@
  * (`find . -type f | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum | sha256sum` in the skill's folder).
  */
 import { createHash } from "node:crypto";
-import * as fs from "node:fs";
 import { readPackageFiles } from "./package-files.js";
+import { readCheckedFileSync } from "./regular-file.js";
 
 export const DIGEST_PREFIX = "sha256:";
 
@@ -50,7 +50,7 @@ export function digestOfPackage(dir: string): { digest: string | null; problems:
   const files: DigestedFile[] = [];
   for (const file of pkg.files) {
     try {
-      files.push({ path: file.path, digest: fileDigest(fs.readFileSync(file.source)) });
+      files.push({ path: file.path, digest: fileDigest(readCheckedFileSync(file.source, file)) });
     } catch (error) {
       return { digest: null, problems: [`${file.path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`] };
     }

@@ -13,7 +13,8 @@
  *   SKILL.md, 500 directories), more than 16 MiB in all, or a SKILL.md over its 1 MiB limit:
  *   a package the registry could not list whole, or the Skills Extension could not serve.
  * Links that stay inside the skill are followed, and their targets are shipped as plain files
- * and folders. Nothing here reads a file's bytes: the caller reads what it copies or digests.
+ * and folders. Nothing here reads a file's bytes: the caller reads what it copies or digests,
+ * through `readCheckedFileSync` (regular-file.ts), so it reads only the file checked here.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -31,6 +32,9 @@ export interface PackageFile {
   size: number;
   /** Whether any execute bit is set: scripts keep being runnable where the package is copied to. */
   executable: boolean;
+  /** The device and inode seen here: a reader of `source` reads it only if it is still this file (`readCheckedFileSync`). */
+  dev: number;
+  ino: number;
 }
 
 export interface PackageFiles {
@@ -151,7 +155,7 @@ export function readPackageFiles(dir: string): PackageFiles {
           over = true;
           return;
         }
-        result.files.push({ path: rel, source: target, size: stat.size, executable: (stat.mode & 0o111) !== 0 });
+        result.files.push({ path: rel, source: target, size: stat.size, executable: (stat.mode & 0o111) !== 0, dev: stat.dev, ino: stat.ino });
       } else {
         refuse(`${rel}: not a regular file (a FIFO, socket or device)`);
       }

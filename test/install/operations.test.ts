@@ -67,7 +67,7 @@ test("the temporary fetch folder is removed whether the fetch succeeds or fails"
   assert.deepEqual(await leftInTmp(() => listSourceSkills(`${fileUrl(repo)}#no-such-branch`, { env })), []);
 });
 
-test("git is run directly with GIT_TERMINAL_PROMPT=0, a shallow fetch of one commit, and -- before the URL and ref", { timeout: 60_000 }, async () => {
+test("git is run directly with GIT_TERMINAL_PROMPT=0, a shallow partial fetch of one commit, and -- before the URL and ref", { timeout: 60_000 }, async () => {
   const base = tempDir("skillport-host-");
   const repo = initRepo(path.join(base, "repo"));
   writeRepoSkill(repo, "one");
@@ -86,8 +86,10 @@ test("git is run directly with GIT_TERMINAL_PROMPT=0, a shallow fetch of one com
   await listSourceSkills(url, { env: { ...env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` } });
   const calls = fs.readFileSync(log, "utf8").trim().split("\n");
   assert.ok(calls.every((call) => call.startsWith("prompt=0 ")), calls.join("\n"));
+  const remote = calls.find((call) => call.includes("[remote]"))!;
+  assert.match(remote, /\[add\] \[--\] \[origin\] \[file:\/\/[^\]]+\]$/);
   const fetch = calls.find((call) => call.includes("[fetch]"))!;
-  assert.match(fetch, /\[--depth=1\] \[--no-tags\] \[--no-recurse-submodules\] \[--\] \[file:\/\/[^\]]+\] \[main\]$/);
+  assert.match(fetch, /\[--depth=1\] \[--filter=blob:none\] \[--no-tags\] \[--no-recurse-submodules\] \[--\] \[origin\] \[main\]$/);
 });
 
 test("git is allowed only the https, ssh and file transports, whatever the user's git configuration allows", { timeout: 60_000 }, async () => {

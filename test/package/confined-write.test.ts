@@ -39,7 +39,7 @@ test("a skill's write lock is never seen without its holder in it, however often
     }
     if (text !== null) {
       seen += 1;
-      if (!/^\d+ \S+ \d+\n$/.test(text)) empty.push(seen);
+      if (!/^\d+ \S+ \d+ [0-9a-f]{12}\n$/.test(text)) empty.push(seen);
     }
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -94,4 +94,46 @@ test("a skill folder swapped for a link after loading is neither written, remove
   fs.renameSync(shared, path.join(root, "shared", "mine"));
   assert.equal(writeSkillFile(mine, "notes.md", "again\n").ok, false);
   assert.equal(fs.existsSync(path.join(root, "shared", "mine", "notes.md")), false);
+});
+
+test("writers that find one abandoned skill write lock at once never both hold it, and none removes a lock that is no longer its own", { timeout: 300_000 }, async () => {
+  const { hostname } = await import("node:os");
+  const { spawnSync } = await import("node:child_process");
+  const root = realTempDir("skillport-lock-break");
+  const deadPid = Number(spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout);
+  for (let trial = 0; trial < 8; trial++) {
+    const skillDir = path.join(root, `skill-${trial}`);
+    fs.mkdirSync(skillDir);
+    const lockFile = path.join(root, `.skill-${trial}.skillport-lock`);
+    // Left by a writer that was killed: its holder no longer runs.
+    fs.writeFileSync(lockFile, `${deadPid} ${hostname()} ${Date.now()} 000000000000\n`);
+    const inside = path.join(root, `inside-${trial}`);
+    const go = path.join(root, `go-${trial}`);
+    // Each writer, once let go, takes the lock and holds it a moment; entering while another is inside is an overlap.
+    const script = `
+      const fs = await import("node:fs");
+      const { withSkillWriteLock } = await import(${JSON.stringify(MODULE)});
+      while (!fs.existsSync(${JSON.stringify(go)})) {}
+      const result = withSkillWriteLock(${JSON.stringify(skillDir)}, () => {
+        try { fs.closeSync(fs.openSync(${JSON.stringify(inside)}, "wx")); } catch { return "overlap"; }
+        const until = Date.now() + 40; while (Date.now() < until) {}
+        fs.rmSync(${JSON.stringify(inside)});
+        return "held";
+      });
+      process.stdout.write(result.ok ? result.value : "busy");
+    `;
+    const runs = Array.from({ length: 6 }, () => {
+      const child = spawn(process.execPath, ["--import", TSX_LOADER, "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+      const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+      return new Promise<string>((resolve) => child.once("exit", () => { clearTimeout(timer); resolve(out); }));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    fs.writeFileSync(go, "");
+    const outcomes = await Promise.all(runs);
+    assert.ok(!outcomes.includes("overlap"), `trial ${trial}: two writers held the lock at once (${outcomes.join(" ")})`);
+    assert.ok(outcomes.includes("held"), `trial ${trial}: the abandoned lock was broken (${outcomes.join(" ")})`);
+    assert.equal(fs.existsSync(lockFile), false, `trial ${trial}: the lock is gone once every writer ended`);
+  }
 });
