@@ -89,6 +89,8 @@ const config = {
   // are generous, and the summary below counts timeouts apart from kills.
   timeoutFactor: 3,
   timeoutMS: 30_000,
+  // The unmutated run of a slow area on a busy machine can pass Stryker's default 5 minutes.
+  dryRunTimeoutMinutes: 30,
   mutator: { excludedMutations: options.excluded ?? [] },
   reporters: ["clear-text", "progress", "html", "json"],
   htmlReporter: { fileName: `reports/mutation/${area}.html` },
