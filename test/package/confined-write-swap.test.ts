@@ -21,9 +21,11 @@ test("a folder on the way swapped for a link out of the skill right after the wr
   fs.mkdirSync(outside);
 
   const original = fs.lstatSync;
+  // Node's fs module object is writable at run time; its types mark the functions read-only.
+  const patchable = fs as { lstatSync: typeof fs.lstatSync };
   let swapped = false;
   // Node's own lstat, with the attacker's move right after the writer looks at `docs`.
-  fs.lstatSync = ((target: fs.PathLike, options?: fs.StatSyncOptions) => {
+  patchable.lstatSync = ((target: fs.PathLike, options?: fs.StatSyncOptions) => {
     const stat = original(target, options as never);
     if (!swapped && String(target).endsWith(`${path.sep}docs`)) {
       swapped = true;
@@ -36,7 +38,7 @@ test("a folder on the way swapped for a link out of the skill right after the wr
   try {
     outcome = writeSkillFile(skill, "docs/x.md", "inside only\n");
   } finally {
-    fs.lstatSync = original;
+    patchable.lstatSync = original;
   }
   assert.equal(swapped, true, "the writer looked at docs, and the swap happened then");
   assert.equal(outcome.ok, false, "the write through the link was refused");
