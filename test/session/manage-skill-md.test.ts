@@ -35,6 +35,7 @@ test("edit and patch refuse a SKILL.md holding a lone surrogate as not_utf8, and
   const before = fs.readFileSync(file);
   const edited = await session.manage({ action: "edit", name: "notes", content: skillMd("notes", "bad \ud800 text\n") });
   assert.deepEqual([edited.error?.code, edited.error?.reason], ["skill_write_error", "not_utf8"], JSON.stringify(edited));
+  assert.match(edited.error!.message, /^Cannot write "SKILL\.md": /, "the refusal names the file");
   const patched = await session.manage({ action: "patch", name: "notes", old_string: "Do it.", new_string: "Do \udfff it." });
   assert.deepEqual([patched.error?.code, patched.error?.reason], ["skill_write_error", "not_utf8"], JSON.stringify(patched));
   assert.deepEqual(fs.readFileSync(file), before);
