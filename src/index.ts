@@ -37,6 +37,7 @@ export {
 export { installTarget, folderTarget, targetsOfLock, LOCKFILE_NAME, type InstallTarget, type AgentFolder, type TargetChoice } from "./install/targets.js";
 export { readSkillsLock, parseSkillsLock, skillsLockText, type LockedSkill, type SkillsLock } from "./install/lockfile.js";
 export { parseSource, type SourceSpec } from "./install/source-spec.js";
+export { publishSite, type PublishReport, type PublishedSkill } from "./install/publish.js";
 export { InstallError } from "./install/install-error.js";
 export { fileDigest, packageDigest, digestOfPackage, type DigestedFile } from "./package/package-digest.js";
 export type { Origin, RegisteredSkill, RegistrySnapshot, SkillSource } from "./registry/types.js";

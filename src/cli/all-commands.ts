@@ -18,6 +18,7 @@ export const COMMANDS: CommandTable = [
   ["update", async () => (await import("./commands/update.js")).registerUpdateCommand],
   ["remove", async () => (await import("./commands/remove.js")).registerRemoveCommand],
   ["verify", async () => (await import("./commands/verify.js")).registerVerifyCommand],
+  ["publish", async () => (await import("./commands/publish.js")).registerPublishCommand],
   ["bundle", async () => (await import("./commands/bundle.js")).registerBundleCommand],
   ["mcp", async () => (await import("./commands/mcp.js")).registerMcpCommand],
   ["store", async () => (await import("./commands/store.js")).registerStoreCommand],

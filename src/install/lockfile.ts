@@ -11,14 +11,15 @@ import { DIGEST_PREFIX } from "../package/package-digest.js";
 import { isLeftOutOfPackage } from "../package/package-shape.js";
 import { InstallError } from "./install-error.js";
 import { isGitSourceUrl, isSafeRef } from "./source-spec.js";
+import { siteBaseUrl } from "./well-known.js";
 
 export const LOCKFILE_VERSION = 1;
 
 export interface LockedSkill {
   /** The SOURCE as the user gave it (`anthropics/skills`, `./skills`). */
   source: string;
-  sourceType: "git" | "local";
-  /** What was fetched: the git URL, or the local folder's absolute path. */
+  sourceType: "git" | "local" | "well-known";
+  /** What was fetched: the git URL, the local folder's absolute path, or the well-known site's base URL. */
   url: string;
   /** The branch, tag or commit asked for; null for the default branch (and for local folders). */
   ref: string | null;
@@ -28,6 +29,8 @@ export interface LockedSkill {
   path: string;
   /** `sha256:<hex>` of the package as installed. */
   digest: string;
+  /** A well-known site's skill: the digest of the artifact it was unpacked from (the key the `skills` CLI uses). */
+  wellKnownDigest?: string;
 }
 
 /** Folder (relative to the lockfile, `/`-separated) → skill name → entry. */
@@ -69,19 +72,21 @@ export function parseSkillsLock(text: string): SkillsLock {
 
 function lockedSkill(entry: unknown, where: string): LockedSkill {
   if (!isObject(entry)) throw new Error(`${where} is not an object`);
-  const { source, sourceType, url, ref, commit, path: inSource, digest } = entry;
+  const { source, sourceType, url, ref, commit, path: inSource, digest, wellKnownDigest } = entry;
   if (typeof source !== "string" || typeof url !== "string" || url === "") throw new Error(`${where}: source and url must be strings`);
-  if (sourceType !== "git" && sourceType !== "local") throw new Error(`${where}: sourceType must be "git" or "local"`);
+  if (sourceType !== "git" && sourceType !== "local" && sourceType !== "well-known") throw new Error(`${where}: sourceType must be "git", "local" or "well-known"`);
   if (url.startsWith("-")) throw new Error(`${where}: url looks like an option`);
   // A committed lockfile is someone else's text: its URL must be one a SOURCE could have named.
   if (sourceType === "git" && !isGitSourceUrl(url)) throw new Error(`${where}: url must be an https://, ssh://, file:// or git@host:path URL`);
   if (sourceType === "local" && !path.isAbsolute(url)) throw new Error(`${where}: a local source's url must be an absolute path`);
+  if (sourceType === "well-known" && !isSiteUrl(url)) throw new Error(`${where}: a well-known source's url must be an https:// (or loopback http://) site URL`);
+  if (wellKnownDigest !== undefined && (typeof wellKnownDigest !== "string" || !new RegExp(`^${DIGEST_PREFIX}[0-9a-f]{64}$`).test(wellKnownDigest))) throw new Error(`${where}: wellKnownDigest must be sha256:<64 hex>`);
   if (ref !== null && (typeof ref !== "string" || !isSafeRef(ref))) throw new Error(`${where}: ref must be null or a branch, tag or commit name`);
   if (commit !== null && (typeof commit !== "string" || !/^[0-9a-f]{40,64}$/.test(commit))) throw new Error(`${where}: commit must be null or a full hex commit name`);
   if (sourceType === "git" && commit === null) throw new Error(`${where}: a git source needs its commit`);
   if (typeof inSource !== "string" || (inSource !== "" && !isSafeFolder(inSource))) throw new Error(`${where}: path must be a relative path inside the source`);
   if (typeof digest !== "string" || !new RegExp(`^${DIGEST_PREFIX}[0-9a-f]{64}$`).test(digest)) throw new Error(`${where}: digest must be sha256:<64 hex>`);
-  return { source, sourceType, url, ref: ref as string | null, commit: commit as string | null, path: inSource, digest };
+  return { source, sourceType, url, ref: ref as string | null, commit: commit as string | null, path: inSource, digest, ...(typeof wellKnownDigest === "string" ? { wellKnownDigest } : {}) };
 }
 
 /** The lockfile's text: folders and names sorted, keys in one order, one trailing newline. */
@@ -93,7 +98,7 @@ export function skillsLockText(lock: SkillsLock): string {
     const ordered: Record<string, LockedSkill> = {};
     for (const name of [...skills.keys()].sort()) {
       const e = skills.get(name)!;
-      ordered[name] = { source: e.source, sourceType: e.sourceType, url: e.url, ref: e.ref, commit: e.commit, path: e.path, digest: e.digest };
+      ordered[name] = { source: e.source, sourceType: e.sourceType, url: e.url, ref: e.ref, commit: e.commit, path: e.path, digest: e.digest, ...(e.wellKnownDigest ? { wellKnownDigest: e.wellKnownDigest } : {}) };
     }
     folders[folder] = ordered;
   }
@@ -117,6 +122,15 @@ export function writeSkillsLock(file: string, lock: SkillsLock): void {
   } catch (error) {
     fs.rmSync(temp, { force: true });
     throw error;
+  }
+}
+
+/** A site URL exactly as a SOURCE would have been recorded (well-known.ts `siteBaseUrl`). */
+function isSiteUrl(url: string): boolean {
+  try {
+    return siteBaseUrl(url) === url;
+  } catch {
+    return false;
   }
 }
 

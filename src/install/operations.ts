@@ -10,6 +10,7 @@
  * digest (edited by hand) or one installed from another source. The lockfile is rewritten after
  * each skill is placed, so it never lags a crash by more than one skill.
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
 import { digestOfPackage } from "../package/package-digest.js";
 import { InstallError } from "./install-error.js";
@@ -19,6 +20,9 @@ import { skillAt, skillsOfSource, type SourceSkill } from "./source-skills.js";
 import { withFetchedCommit } from "./git-fetch.js";
 import { parseSource, type SourceSpec } from "./source-spec.js";
 import { checkTargetInside, type InstallTarget } from "./targets.js";
+import { inPlugin, pluginsOfSource } from "./plugins.js";
+import { skippedDotFolders } from "./skills-dot-folders.js";
+import { readSiteIndex, withFetchedSite, type FetchedSite } from "./well-known.js";
 
 export type SkillStatus = "installed" | "updated" | "unchanged" | "refused" | "removed" | "ok" | "modified" | "missing";
 
@@ -63,13 +67,23 @@ export interface InstallOptions {
   onCopy?: CopyListener;
 }
 
+/** What `add` and `add --list` may narrow a source to. */
+export interface SourceNarrowing {
+  /** A folder inside the source to look in (`--path`), after any path the SOURCE names itself. */
+  path?: string;
+  /** Only the skills of this plugin (`--plugin`). */
+  plugin?: string;
+}
+
 /** Where a skill came from, as the lockfile records it. */
 interface Provenance {
   source: string;
-  sourceType: "git" | "local";
+  sourceType: "git" | "local" | "well-known";
   url: string;
   ref: string | null;
   commit: string | null;
+  /** A well-known site's fetch: each skill's artifact digest and the entries refused. */
+  site?: FetchedSite;
 }
 
 /** What a source holds, for `add --list`. */
@@ -78,35 +92,49 @@ export interface SourceListing {
   ref: string | null;
   commit: string | null;
   skills: Array<{ name: string; path: string; description: string | null; installable: boolean; problems: string[] }>;
+  /** The plugins the source holds (marketplaces, lone plugins), each with the names of its skills found; absent when it holds none. */
+  plugins?: Array<{ name: string; description: string | null; kind: "claude" | "codex"; skills: string[]; elsewhere?: string }>;
+  /** When nothing was found: the dot-folders discovery did not search, which `--path` can name. */
+  skipped?: string[];
+  /** What could not be read of the source's plugin manifests. */
+  notes?: string[];
 }
 
-export async function listSourceSkills(source: string, options: Omit<InstallOptions, "target" | "force" | "onCopy">): Promise<SourceListing> {
+export async function listSourceSkills(source: string, options: Omit<InstallOptions, "target" | "force" | "onCopy"> & SourceNarrowing): Promise<SourceListing> {
   const spec = parseSource(source, options.cwd ?? process.cwd(), options.home ?? defaultHome());
-  return withSourceTree(spec, specRef(spec), options, async (root, provenance) => {
-    const skills = await skillsOfSource(root, specPath(spec));
+  return withSourceTree(spec, specRef(spec), options, null, async (root, provenance) => {
+    const inside = insideOf(spec, options.path);
+    const narrowed = narrowToPlugin(root, await skillsOfSource(root, inside), options.plugin);
+    const skills = [...narrowed.skills.map((s) => ({ name: s.name, path: s.path, description: s.description, installable: s.problems.length === 0, problems: s.problems })), ...siteRefusals(provenance, null).map((r) => ({ name: r.name, path: "", description: null, installable: false, problems: r.problems }))];
+    const { plugins, notes } = pluginsOfSource(fs.realpathSync.native(root));
     return {
       url: provenance.url,
       ref: provenance.ref,
       commit: provenance.commit,
-      skills: skills.map((s) => ({ name: s.name, path: s.path, description: s.description, installable: s.problems.length === 0, problems: s.problems })),
+      skills,
+      ...(plugins.length > 0 ? { plugins: plugins.map((p) => ({ name: p.name, description: p.description, kind: p.kind, skills: skills.filter((s) => inPlugin(p, s.path) && !p.elsewhere).map((s) => s.name), ...(p.elsewhere ? { elsewhere: p.elsewhere } : {}) })) } : {}),
+      ...(skills.length === 0 ? { skipped: skippedOf(root, inside) } : {}),
+      ...(notes.length > 0 ? { notes } : {}),
     };
   });
 }
 
 /** `add SOURCE`: every skill the source holds, or those named in `skills`. */
-export async function installSkills(source: string, options: InstallOptions & { skills?: readonly string[] }): Promise<InstallReport> {
+export async function installSkills(source: string, options: InstallOptions & SourceNarrowing & { skills?: readonly string[] }): Promise<InstallReport> {
   const spec = parseSource(source, options.cwd ?? process.cwd(), options.home ?? defaultHome());
   return withInstallLock(options.target.lockfile, () => installLocked(spec, options));
 }
 
-async function installLocked(spec: SourceSpec, options: InstallOptions & { skills?: readonly string[] }): Promise<InstallReport> {
+async function installLocked(spec: SourceSpec, options: InstallOptions & SourceNarrowing & { skills?: readonly string[] }): Promise<InstallReport> {
   checkTargetInside(options.target);
   const lock = readSkillsLock(options.target.lockfile);
   removeAbandonedTemporaries(options.target.dir);
-  return withSourceTree(spec, specRef(spec), options, async (root, provenance) => {
-    const found = await skillsOfSource(root, specPath(spec));
-    const wanted = options.skills && options.skills.length > 0 ? new Set(options.skills) : null;
-    const outcomes: SkillOutcome[] = [];
+  const wanted = options.skills && options.skills.length > 0 ? new Set(options.skills) : null;
+  return withSourceTree(spec, specRef(spec), options, wanted, async (root, provenance) => {
+    const inside = insideOf(spec, options.path);
+    const found = narrowToPlugin(root, await skillsOfSource(root, inside), options.plugin).skills;
+    const outcomes: SkillOutcome[] = siteRefusals(provenance, wanted).map((r) => refused(r.name, options.target, r.problems));
+    const refusedOfSite = new Set(outcomes.map((o) => o.name));
     const seen = new Set<string>();
     for (const skill of found) {
       if (wanted && !wanted.has(skill.name)) continue;
@@ -116,9 +144,13 @@ async function installLocked(spec: SourceSpec, options: InstallOptions & { skill
       outcomes.push(await putSkill(skill, provenance, lock, options, { mode: "add", duplicate }));
     }
     for (const name of wanted ?? []) {
-      if (!seen.has(name)) outcomes.push(refused(name, options.target, [`the source holds no skill named ${name}${found.length > 0 ? ` (it holds: ${[...new Set(found.map((s) => s.name))].join(", ")})` : ""}`]));
+      if (!seen.has(name) && !refusedOfSite.has(name)) outcomes.push(refused(name, options.target, [`the source holds no skill named ${name}${found.length > 0 ? ` (it holds: ${[...new Set(found.map((s) => s.name))].join(", ")})` : ""}`]));
     }
-    if (found.length === 0 && !wanted) throw new InstallError(`${spec.given} holds no skills${specPath(spec) ? ` under ${specPath(spec)}` : ""}`, "failed");
+    if (found.length === 0 && !wanted && outcomes.length === 0) {
+      if (options.plugin) throw new InstallError(`plugin ${options.plugin} of ${spec.given} holds no skills`, "failed");
+      const skipped = skippedOf(root, inside);
+      throw new InstallError(`${spec.given} holds no skills${inside ? ` under ${inside}` : ""}${skipped.length > 0 ? `; these dot-folders were not searched (name one with --path): ${skipped.join(", ")}` : ""}`, "failed");
+    }
     return { lockfile: options.target.lockfile, skills: outcomes };
   });
 }
@@ -138,11 +170,11 @@ async function installFrozen(options: InstallOptions & { skills?: readonly strin
   for (const group of groupBy(entries.found, (e) => `${e.entry.sourceType}\0${e.entry.url}\0${e.entry.commit ?? ""}`)) {
     const first = group[0]!.entry;
     const spec = specOfEntry(first);
-    await withSourceTree(spec, first.commit, options, async (root, fetched) => {
+    await withSourceTree(spec, first.commit, options, new Set(group.map((e) => e.name)), async (root, fetched) => {
       for (const { name, entry } of group) {
         const skill = skillAt(root, entry.path);
         if (!skill || skill.name !== name) {
-          outcomes.push(refused(name, options.target, [`the source has no skill ${name} at ${entry.path || "its root"} in ${first.commit ?? first.url}`]));
+          outcomes.push(refused(name, options.target, siteRefusals(fetched, new Set([name]))[0]?.problems ?? [`the source has no skill ${name} at ${entry.path || "its root"} in ${first.commit ?? first.url}`]));
           continue;
         }
         outcomes.push(await putSkill(skill, { ...fetched, source: entry.source, ref: entry.ref }, lock, options, { mode: "frozen", expectedDigest: entry.digest }));
@@ -173,7 +205,7 @@ async function updateLocked(options: InstallOptions & { names?: readonly string[
   for (const group of groupBy(entries.found, (e) => `${e.entry.sourceType}\0${e.entry.url}\0${e.entry.ref ?? ""}`)) {
     const first = group[0]!.entry;
     const spec = specOfEntry(first);
-    await withSourceTree(spec, first.ref, options, async (root, fetched) => {
+    await withSourceTree(spec, first.ref, options, new Set(group.map((e) => e.name)), async (root, fetched) => {
       let discovered: SourceSkill[] | null = null;
       for (const { name, entry } of group) {
         let skill = skillAt(root, entry.path);
@@ -183,7 +215,8 @@ async function updateLocked(options: InstallOptions & { names?: readonly string[
           skill = discovered.find((s) => s.name === name) ?? null;
         }
         if (!skill) {
-          outcomes.push(refused(name, options.target, [`${entry.source} no longer holds a skill named ${name}`]));
+          // A site's entry refused while fetching (a digest that no longer matches) says why, not "gone".
+          outcomes.push(refused(name, options.target, siteRefusals(fetched, new Set([name]))[0]?.problems ?? [`${entry.source} no longer holds a skill named ${name}`]));
           continue;
         }
         outcomes.push(await putSkill(skill, { ...fetched, source: entry.source, ref: entry.ref }, lock, options, { mode: "update" }));
@@ -287,7 +320,9 @@ async function putSkill(skill: SourceSkill, provenance: Provenance, lock: Skills
   if (how.mode === "frozen" && sourceDigest !== how.expectedDigest) {
     return { ...base, status: "refused", messages: [`its files in the source (${sourceDigest}) do not match the locked digest (${how.expectedDigest})`] };
   }
-  const recorded: LockedSkill = { ...provenance, path: skill.path, digest: sourceDigest ?? "" };
+  const { site, ...where } = provenance;
+  const artifactDigest = site?.artifactDigests.get(skill.path.split("/")[0]!);
+  const recorded: LockedSkill = { ...where, path: skill.path, digest: sourceDigest ?? "", ...(artifactDigest ? { wellKnownDigest: artifactDigest } : {}) };
   if (entry && present && sourceDigest === entry.digest && (options.force ? digestOfPackage(dir).digest === entry.digest : true)) {
     // Nothing to copy: the same files are in place. The lockfile still follows the source's commit.
     if (how.mode !== "frozen" && !sameEntry(entry, recorded)) record(lock, target, name, recorded);
@@ -311,7 +346,7 @@ function record(lock: SkillsLock, target: InstallTarget, name: string, entry: Lo
 }
 
 function sameEntry(a: LockedSkill, b: LockedSkill): boolean {
-  return a.source === b.source && a.sourceType === b.sourceType && a.url === b.url && a.ref === b.ref && a.commit === b.commit && a.path === b.path && a.digest === b.digest;
+  return a.source === b.source && a.sourceType === b.sourceType && a.url === b.url && a.ref === b.ref && a.commit === b.commit && a.path === b.path && a.digest === b.digest && a.wellKnownDigest === b.wellKnownDigest;
 }
 
 /** Why the installed folder no longer matches its locked digest, or null when it does. */
@@ -355,6 +390,7 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): T[][] {
 }
 
 function specOfEntry(entry: LockedSkill): SourceSpec {
+  if (entry.sourceType === "well-known") return { kind: "well-known", given: entry.source, url: entry.url, gitFallback: false };
   return entry.sourceType === "local" ? { kind: "local", given: entry.source, dir: entry.url } : { kind: "git", given: entry.source, url: entry.url, ref: entry.ref, path: "" };
 }
 
@@ -362,12 +398,57 @@ function specRef(spec: SourceSpec): string | null {
   return spec.kind === "git" ? spec.ref : null;
 }
 
-function specPath(spec: SourceSpec): string {
-  return spec.kind === "git" ? spec.path : "";
+/** The folder inside the source to look in: the SOURCE's own path, then `--path` below it. */
+function insideOf(spec: SourceSpec, extra: string | undefined): string {
+  const base = spec.kind === "git" ? spec.path : "";
+  if (extra === undefined || extra === "") return base;
+  const parts = extra.split("/").filter((part) => part !== "" && part !== ".");
+  if (extra.startsWith("/") || extra.includes("\\") || extra.includes("\0") || parts.some((part) => part === "..")) {
+    throw new InstallError(`--path ${JSON.stringify(extra)} must be a relative folder inside the source, without ..`, "usage");
+  }
+  return [...(base === "" ? [] : [base]), ...parts].join("/");
 }
 
-/** Runs `work` on the source's files: a fetched commit of a git source, or the local folder itself. */
-async function withSourceTree<T>(spec: SourceSpec, ref: string | null, options: Pick<InstallOptions, "env" | "onProgress">, work: (root: string, provenance: Provenance) => Promise<T>): Promise<T> {
+/** The skills of one plugin (`--plugin`), or all of them. */
+function narrowToPlugin(root: string, skills: SourceSkill[], plugin: string | undefined): { skills: SourceSkill[] } {
+  if (plugin === undefined) return { skills };
+  const { plugins } = pluginsOfSource(fs.realpathSync.native(root));
+  const chosen = plugins.find((p) => p.name === plugin);
+  if (!chosen) {
+    throw new InstallError(plugins.length === 0 ? `the source holds no plugins (no .claude-plugin/marketplace.json, .agents/plugins/marketplace.json or plugin.json)` : `the source holds no plugin named ${plugin} (it holds: ${plugins.map((p) => p.name).join(", ")})`, "usage");
+  }
+  if (chosen.elsewhere) throw new InstallError(`plugin ${plugin} is not in this source (its source is ${chosen.elsewhere}); add that source instead`, "usage");
+  return { skills: skills.filter((s) => inPlugin(chosen, s.path)) };
+}
+
+/** The entries of a well-known site that were refused before discovery could see them (those asked for, when names were given). */
+function siteRefusals(provenance: Provenance, wanted: ReadonlySet<string> | null): Array<{ name: string; problems: string[] }> {
+  return (provenance.site?.refused ?? []).filter((r) => !wanted || wanted.has(r.name));
+}
+
+function skippedOf(root: string, inside: string): string[] {
+  const realRoot = fs.realpathSync.native(root);
+  return skippedDotFolders(realRoot, path.resolve(realRoot, ...inside.split("/").filter((s) => s !== "")));
+}
+
+/**
+ * Runs `work` on the source's files: a fetched commit of a git source, the local folder itself,
+ * or a well-known site's skills fetched into a temporary folder (only the `wanted` names, when
+ * given). An `https://` site with no index is fetched as a git repository instead.
+ */
+async function withSourceTree<T>(spec: SourceSpec, ref: string | null, options: Pick<InstallOptions, "env" | "onProgress">, wanted: ReadonlySet<string> | null, work: (root: string, provenance: Provenance) => Promise<T>): Promise<T> {
+  if (spec.kind === "well-known") {
+    options.onProgress?.(`reading ${spec.url}/.well-known/agent-skills/index.json`);
+    const index = await readSiteIndex(spec.url);
+    if (index) {
+      return withFetchedSite(index, wanted, options.onProgress, (root, site) => work(root, { source: spec.given, sourceType: "well-known", url: spec.url, ref: null, commit: null, site }));
+    }
+    if (!spec.gitFallback) throw new InstallError(`${spec.given} has no skills index (neither /.well-known/agent-skills/index.json nor /.well-known/skills/index.json)`, "failed");
+    options.onProgress?.(`no skills index at ${spec.url}; fetching it as a git repository`);
+    return withFetchedCommit(spec.url, ref, { ...(options.env ? { env: options.env } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, (fetched) =>
+      work(fetched.dir, { source: spec.given, sourceType: "git", url: spec.url, ref: null, commit: fetched.commit }),
+    );
+  }
   if (spec.kind === "local") {
     if (!exists(spec.dir)) throw new InstallError(`the folder ${spec.dir} does not exist`, "usage");
     const provenance: Provenance = { source: spec.given, sourceType: "local", url: spec.dir, ref: null, commit: null };

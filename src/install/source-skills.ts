@@ -15,6 +15,7 @@ import { DEFAULT_MAX_DIRECTORIES, discoverSource, statSkillFile } from "../regis
 import { TimeSlicer } from "../registry/time-slice.js";
 import { InstallError } from "./install-error.js";
 import { isSafeSkillName } from "./lockfile.js";
+import { dotFoldersOfSkillsFolders } from "./skills-dot-folders.js";
 
 export interface SourceSkill {
   /** The skill's folder name, which `validate` requires to equal its `name`. */
@@ -43,12 +44,10 @@ export async function skillsOfSource(root: string, inside: string): Promise<Sour
   if (realStart !== realRoot && !isInside(realRoot, realStart)) throw new InstallError(`the folder ${JSON.stringify(inside)} leads outside the source`, "usage");
   if (!fs.statSync(realStart).isDirectory()) throw new InstallError(`${JSON.stringify(inside)} in the source is not a folder`, "usage");
 
-  const found = await discoverSource(
-    realStart,
-    new TimeSlicer(),
-    statSkillFile,
-    { maxDirectories: DEFAULT_MAX_DIRECTORIES, followExternalLinks: false, linkRoot: realRoot, privateRoots: [] },
-  );
+  const walk = { maxDirectories: DEFAULT_MAX_DIRECTORIES, followExternalLinks: false, linkRoot: realRoot, privateRoots: [] };
+  const found = await discoverSource(realStart, new TimeSlicer(), statSkillFile, walk);
+  // `skills/.curated` and its kind: searched for an install, though discovery skips dot-folders.
+  for (const dotFolder of dotFoldersOfSkillsFolders(realStart)) found.found.push(...(await discoverSource(dotFolder, new TimeSlicer(), statSkillFile, walk)).found);
   const skills: SourceSkill[] = [];
   const firstOfName = new Map<string, SourceSkill>();
   for (const { dir } of found.found) {

@@ -10,7 +10,9 @@
  * GitHub, whatever folders the working directory holds.
  */
 import * as path from "node:path";
+import { gitlabTreeUrl, isSiteCandidate } from "./browsed-url.js";
 import { InstallError } from "./install-error.js";
+import { siteBaseUrl } from "./well-known.js";
 
 export type SourceSpec =
   | {
@@ -24,7 +26,15 @@ export type SourceSpec =
       /** A folder inside the repository to look for skills in, `/`-separated; "" for the whole repository. */
       path: string;
     }
-  | { kind: "local"; given: string; /** Absolute. */ dir: string };
+  | { kind: "local"; given: string; /** Absolute. */ dir: string }
+  | {
+      kind: "well-known";
+      given: string;
+      /** The site's base URL (well-known.ts `siteBaseUrl`). */
+      url: string;
+      /** An `https://` URL with no site index may still be a git repository: it is then fetched as one. */
+      gitFallback: boolean;
+    };
 
 const GITHUB = "https://github.com";
 const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
@@ -57,12 +67,15 @@ export function parseSource(given: string, cwd: string, home: string): SourceSpe
       throw new InstallError(`SOURCE ${JSON.stringify(given)} names no usable host`, "usage");
     }
     if (url.username.startsWith("-")) throw new InstallError(`SOURCE ${JSON.stringify(given)} names a user that looks like an option`, "usage");
-    const browsed = githubTreeUrl(url, given);
+    const browsed = githubTreeUrl(url, given) ?? gitlabTreeUrl(url, given);
     if (browsed) return browsed;
+    if (ref === null && url.protocol === "https:" && isSiteCandidate(url)) return { kind: "well-known", given, url: siteBaseUrl(location), gitFallback: true };
     return { kind: "git", given, url: location, ref, path: "" };
   }
+  // Plain http is never a git transport here; it names a well-known site (on loopback only).
+  if (/^http:\/\//i.test(location) && ref === null) return { kind: "well-known", given, url: siteBaseUrl(location), gitFallback: false };
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(location)) {
-    throw new InstallError(`SOURCE ${JSON.stringify(given)}: only https://, ssh://, file://, git@host:path, owner/repo and local folders are accepted`, "usage");
+    throw new InstallError(`SOURCE ${JSON.stringify(given)}: only https://, ssh://, file://, git@host:path, owner/repo, a well-known site (https://, or http:// on loopback) and local folders are accepted`, "usage");
   }
   if (scp) {
     const [, user, host, repoPath] = scp;
@@ -129,7 +142,9 @@ export function isSafeRef(ref: string): boolean {
 export function isGitSourceUrl(url: string): boolean {
   try {
     const spec = parseSource(url, "/", "/");
-    return spec.kind === "git" && spec.url === url && spec.ref === null;
+    // An https URL that is not GitHub's or GitLab's and has no `.git` is tried as a site first,
+    // and as a git repository when it has no index: as a lockfile's git url it is the latter.
+    return (spec.kind === "git" && spec.url === url && spec.ref === null) || (spec.kind === "well-known" && spec.gitFallback && spec.url === url);
   } catch {
     return false;
   }

@@ -70,9 +70,36 @@ test("anything git could read as an option is refused before anything runs", () 
 test("other schemes, bad paths and unreadable text are usage errors", () => {
   refusedAsUsage("ext::sh -c touch% /tmp/x", /is not a git URL, owner\/repo, or a local folder/);
   refusedAsUsage("git://example.com/repo", /only https:\/\/, ssh:\/\/, file:\/\//);
-  refusedAsUsage("http://example.com/repo", /only https:\/\/, ssh:\/\/, file:\/\//);
+  refusedAsUsage("http://example.com/repo", /plain http:\/\/ is accepted only on this machine's loopback/);
+  refusedAsUsage("ftp://example.com/repo", /a well-known site/);
   refusedAsUsage("owner/repo/../../etc", /may not hold empty, \. or \.\. segments/);
   refusedAsUsage("skills", /write a local folder as \.\/skills/);
   refusedAsUsage("", /SOURCE is empty/);
   refusedAsUsage("owner/repo\n", /control character/);
+});
+
+test("an https:// URL off the git hosts is a well-known site first (git when it has no index); plain http:// only on loopback", () => {
+  assert.deepEqual(parse("https://skills.example.com/team/"), { kind: "well-known", given: "https://skills.example.com/team/", url: "https://skills.example.com/team", gitFallback: true });
+  for (const loopback of ["http://127.0.0.1:8080", "http://localhost:9", "http://[::1]:9/x"]) {
+    assert.equal(parse(loopback).kind, "well-known", loopback);
+    assert.equal((parse(loopback) as { gitFallback: boolean }).gitFallback, false);
+  }
+  // Git hosts, .git paths and a #ref go to git as before.
+  for (const url of ["https://github.com/a/b", "https://gitlab.com/a/b", "https://example.com/a/b.git", "https://example.com/a/b#main"]) assert.equal(parse(url).kind, "git", url);
+  refusedAsUsage("http://10.0.0.1/skills", /only on this machine's loopback/);
+  refusedAsUsage("https://user:pw@example.com/", /may not hold a user or password/);
+  refusedAsUsage("https://example.com/?q=1", /may not hold a query or fragment/);
+});
+
+test("a GitLab folder page (…/-/tree/REF/path, any GitLab host, subgroups too) is that repository at REF, that folder", () => {
+  assert.deepEqual(parse("https://gitlab.com/group/sub/repo/-/tree/main/skills/pdf"), {
+    kind: "git",
+    given: "https://gitlab.com/group/sub/repo/-/tree/main/skills/pdf",
+    url: "https://gitlab.com/group/sub/repo.git",
+    ref: "main",
+    path: "skills/pdf",
+  });
+  assert.deepEqual(parse("https://git.example.org/team/repo/-/tree/v1"), { kind: "git", given: "https://git.example.org/team/repo/-/tree/v1", url: "https://git.example.org/team/repo.git", ref: "v1", path: "" });
+  refusedAsUsage("https://gitlab.com/g/r/-/tree/main/a//x", /may not hold empty, \. or \.\. segments/);
+  refusedAsUsage("https://gitlab.com/g/r/-/tree/-x", /is not a branch, tag or commit name/);
 });
