@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import postgres from "postgres";
 import { serveMcpHttpReplicated, type McpHttpReplicatedServing } from "../../../src/adapters/http/stored-sessions.js";
 import { createSkillRuntime, type SkillRuntime } from "../../../src/runtime.js";
 import { freshDatabase } from "../../support/postgres.js";
@@ -95,29 +94,8 @@ describe("a replica's store, as a client sees it", { skip: db.skip ?? false }, (
     }
   });
 
-  test("a store too slow to take a call's answer gets 503 with Retry-After, whether the call went through the SDK's transport or not", { timeout: 120_000 }, async (t) => {
+  test("a store too slow to take a call's answer gets 503 with Retry-After, whether the call went through the SDK's transport or not", { timeout: 120_000 }, async () => {
     const sql = (runtime.store as unknown as { sql: import("postgres").Sql }).sql;
-    // A connection of the test's own, outside the store's pool, to end the pool's connections with.
-    const admin = postgres(db.url!, { max: 1, onnotice: () => {} });
-    t.after(() => admin.end());
-    /**
-     * Each 503 comes from the store's deadline, which cancels its statement; but the connection's
-     * own statement_timeout is the same 5 s, and when that ends the statement first, the late
-     * cancel lands on whatever the connection runs next (measured: 7 of 40 such pairs on an idle
-     * machine, more under load), a later call's statement included. Ending every connection that
-     * ran such a statement leaves no cancel sent for it anything to reach.
-     */
-    const endStoreConnections = async (): Promise<void> => {
-      // Every connection to this database but the test's own and the store's LISTEN connection
-      // (which runs no statement a deadline cancels); the pool opens new ones as it needs them.
-      const others = "datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend' and query not ilike 'listen%'";
-      await admin.unsafe(`select pg_terminate_backend(pid) from pg_stat_activity where ${others}`);
-      const deadline = Date.now() + 20_000;
-      while ((await admin.unsafe(`select pid from pg_stat_activity where ${others}`)).length > 0) {
-        if (Date.now() > deadline) throw new Error("the store's connections did not end within 20 s");
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    };
     const { sessionId } = await initialize(url);
     assert.ok(sessionId);
     const request = (body: Record<string, unknown>): Promise<RawAnswer> =>
@@ -132,17 +110,11 @@ describe("a replica's store, as a client sees it", { skip: db.skip ?? false }, (
       begin perform pg_sleep(30); return new; end $$;
       create trigger slow_record before insert on skillport_records for each row execute function slow_record();`);
     try {
-      // One at a time, the connections ended after each (see endStoreConnections), so no call meets
-      // a cancel sent for the one before.
-      const answers: Record<string, RawAnswer> = {};
-      for (const [what, body] of [
-        ["a prompt", { id: "p-1", method: "prompts/get", params: { name: "alpha" } }],
-        ["a call carrying _meta", { id: "m-1", method: "tools/call", params: { name: "skill", arguments: { name: "alpha" }, _meta: { progressToken: 1 } } }],
-        ["a plain call", { id: "c-1", method: "tools/call", params: { name: "skill", arguments: { name: "beta" } } }],
-      ] as const) {
-        answers[what] = await request(body);
-        await endStoreConnections();
-      }
+      const answers = {
+        "a prompt": await request({ id: "p-1", method: "prompts/get", params: { name: "alpha" } }),
+        "a call carrying _meta": await request({ id: "m-1", method: "tools/call", params: { name: "skill", arguments: { name: "alpha" }, _meta: { progressToken: 1 } } }),
+        "a plain call": await request({ id: "c-1", method: "tools/call", params: { name: "skill", arguments: { name: "beta" } } }),
+      };
       for (const [what, answer] of Object.entries(answers)) {
         assert.equal(answer.status, 503, `${what}: ${answer.body}`);
         assert.equal(answer.headers["retry-after"], "1", what);
@@ -152,8 +124,7 @@ describe("a replica's store, as a client sees it", { skip: db.skip ?? false }, (
         assert.doesNotMatch(answer.body, /pg_sleep|slow_record|skillport_records|canceling/, what);
       }
     } finally {
-      await endStoreConnections();
-      await admin.unsafe("drop trigger slow_record on skillport_records");
+      await sql.unsafe("drop trigger slow_record on skillport_records");
     }
     // Nothing was stored behind the client's back: the call that got 503 loads its skill fresh now.
     const again = await request({ id: "m-2", method: "tools/call", params: { name: "skill", arguments: { name: "alpha" }, _meta: { progressToken: 2 } } });
