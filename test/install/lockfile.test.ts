@@ -26,7 +26,7 @@ test("the text is the skills CLI's: version 1, names sorted, two-space JSON, a f
 test("entries another tool wrote, and keys skillport does not know, are written back as they were", () => {
   const theirs = { source: "owner/repo", ref: "main", sourceType: "github", skillPath: "skills/x/SKILL.md", computedHash: hash, pluginName: "p" };
   const site = { source: "example.com", sourceType: "well-known", computedHash: hash, wellKnownDigest: "sha256:x" };
-  const mine = { source: "file:///x", sourceUrl: "file:///x", sourceType: "git", skillPath: "skills/one/SKILL.md", computedHash: hash, commit: "b".repeat(40), digest: ours.digest, folder: ".agents/skills", auditAccepted: ["rule"], auditRulesVersion: 3 };
+  const mine = { source: "file:///x", sourceUrl: "file:///x", sourceType: "git", skillPath: "skills/one/SKILL.md", computedHash: hash, commit: "b".repeat(40), digest: ours.digest, folder: ".agents/skills", auditAccepted: ["rule"], auditRulesVersion: "2026-12-04.1", futureKey: ["x"], futureVersion: 3 };
   const text = `${JSON.stringify({ version: 1, skills: { one: mine, site, x: theirs } }, null, 2)}\n`;
   const lock = parseSkillsLock(text, { lockDir: "/p" });
   assert.equal(lock.get(".agents/skills")!.get("x")!.url, "https://github.com/owner/repo.git");
