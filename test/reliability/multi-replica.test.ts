@@ -151,7 +151,7 @@ test("three replicas behind HAProxy, one killed mid-run: every answered call sto
   // Replicas, then the proxy in front of them.
   const replicas: HttpServer[] = [];
   for (let index = 0; index < REPLICAS; index += 1) {
-    const args = ["--root", skillsDir, "--store", storeUrl, ...(index === WATCHER ? ["--watch"] : [])];
+    const args = ["--root", skillsDir, "--store", storeUrl, "--dedup", "connection", ...(index === WATCHER ? ["--watch"] : [])];
     const replica = await bounded(startHttpServer(args, { cwd: root, env: childEnv(root) }), `starting replica ${index}`);
     replicas.push(replica);
     children.push(replica);

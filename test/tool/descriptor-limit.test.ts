@@ -1,7 +1,9 @@
 /**
  * Out of file descriptors (EMFILE) is reported as what it is (SPEC §4 codes: `skill_read_error`,
  * reason `io`), not as a skill that changed or vanished. Run in a real child process whose
- * descriptor limit `ulimit -n` lowers, which then opens files until none is left.
+ * descriptor limit `ulimit -n` lowers (to 1024: the module loader opens many of the ~250 source
+ * files at once while the child starts, and 64 was too few for it), which then opens files until
+ * none is left.
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -15,7 +17,7 @@ import { realTempDir, writeSkill } from "../support/tmp.js";
 const FIXTURE = path.join(import.meta.dirname, "fixtures", "calls-out-of-descriptors.ts");
 
 test("with no file descriptor left, reads and activations say 'too many open files', and work again once descriptors are free", (t) => {
-  const bash = spawnSync("bash", ["-c", "ulimit -n 64 && echo ok"], { encoding: "utf8" });
+  const bash = spawnSync("bash", ["-c", "ulimit -n 1024 && echo ok"], { encoding: "utf8" });
   if (bash.stdout.trim() !== "ok") {
     t.skip("no bash with ulimit here");
     return;
@@ -26,7 +28,7 @@ test("with no file descriptor left, reads and activations say 'too many open fil
   fs.writeFileSync(path.join(dir, "references", "guide.md"), "guide\n");
   const calls = [{ name: "alpha", file_path: "references/guide.md" }, { name: "alpha" }];
   const quote = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
-  const command = `ulimit -n 64 && exec ${[process.execPath, "--import", TSX_LOADER, FIXTURE, root, JSON.stringify(calls)].map(quote).join(" ")}`;
+  const command = `ulimit -n 1024 && exec ${[process.execPath, "--import", TSX_LOADER, FIXTURE, root, JSON.stringify(calls)].map(quote).join(" ")}`;
   const child = spawnSync("bash", ["-c", command], { encoding: "utf8", timeout: 60_000 });
   assert.equal(child.status, 0, child.stderr);
   const report = JSON.parse(child.stdout) as { exhausted: string; starved: Envelope[]; recovered: Envelope[] };
