@@ -6,10 +6,13 @@
 import { ENCODED_PAYLOAD, NATIVE_EXECUTABLE, SHELL_PREAPPROVED, TEXT_RULES, type Hit, type Rule } from "./rules.js";
 import { decodedBlobs } from "./decode.js";
 import { kindOf, lineAt, textDoc, type FileKind, type TextDoc } from "./text-doc.js";
-import { triggersOf } from "./triggers.js";
+import { triggersOf, vocabularyOf, wordsAskedBy } from "./triggers.js";
 import type { Finding } from "./types.js";
 
 const MAX_DEPTH = 2;
+
+// The words the rules' `needs` ask about, looked for in one pass per text.
+const VOCABULARY = vocabularyOf(wordsAskedBy(TEXT_RULES.map((r) => r.needs)));
 
 // What a decoded blob must look like to be a hidden command rather than hidden data.
 const COMMAND_LIKE =
@@ -21,7 +24,7 @@ function finding(rule: Rule, file: string, hit: Hit, prefix = ""): Finding {
 }
 
 function scanText(file: string, text: string, depth: number, kind?: FileKind): Finding[] {
-  const triggers = triggersOf(text);
+  const triggers = triggersOf(text, VOCABULARY);
   let doc: TextDoc | null = null;
   const out: Finding[] = [];
   for (const rule of TEXT_RULES) {

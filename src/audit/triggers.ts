@@ -9,23 +9,107 @@ export interface Triggers {
   any(...words: string[]): boolean;
   /** Whether the text holds any of these literals, as written. */
   holds(...literals: string[]): boolean;
+  /** Whether the text holds a character past ASCII (every invisible character is one). */
+  nonAscii(): boolean;
 }
 
 const NOT_WORD = /[^a-z0-9_-]+/;
+const WORD_CHAR = /^[a-z0-9_-]+$/;
 
-export function triggersOf(text: string): Triggers {
+/**
+ * The words the rules ask about, found with one regular-expression pass instead of splitting
+ * the whole text into words (which allocated a string per word and cost most of a load's audit).
+ * The pass is looser than a word of the split (`\b` treats `-` as a boundary, so `x-curl` shows
+ * `curl`): it may run a rule that then finds nothing, never skip one.
+ */
+export interface Vocabulary {
+  readonly words: ReadonlySet<string>;
+  readonly pattern: RegExp;
+}
+
+// Characters whose lower case is an ASCII letter (the Kelvin sign, the dotted capital I): the
+// split lower-cases them into words the pass cannot see, so a text holding one is split.
+const FOLDS_TO_ASCII = String.raw`[\u0130\u212a]`;
+
+export function vocabularyOf(words: Iterable<string>): Vocabulary {
+  const set = new Set([...words].filter((w) => WORD_CHAR.test(w)));
+  // Longest first, so an alternative that is a prefix of another does not hide it.
+  const sorted = [...set].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  const escaped = sorted.map((w) => w.replace(/-/g, "\\-"));
+  return { words: set, pattern: new RegExp(`\\b(?:${escaped.join("|")})\\b|${FOLDS_TO_ASCII}`, "gi") };
+}
+
+/**
+ * Every word the `needs` tests ask `any` about, found by running each test against answers
+ * drawn at random (a fixed seed): an `a && b || c` asks about b and c only under some answers.
+ * A word this misses is still answered right, by the split, only slower.
+ */
+export function wordsAskedBy(needs: ReadonlyArray<(t: Triggers) => boolean>, trials = 64): Set<string> {
+  const asked = new Set<string>();
+  let seed = 0x9e3779b9;
+  const coin = (): boolean => {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    return (seed & 0x10000) !== 0;
+  };
+  const probe: Triggers = {
+    text: "",
+    any: (...words) => {
+      for (const w of words) asked.add(w);
+      return coin();
+    },
+    holds: () => coin(),
+    nonAscii: () => coin(),
+  };
+  for (const need of needs) for (let i = 0; i < trials; i++) need(probe);
+  return asked;
+}
+
+const literalPatterns = new Map<string, RegExp>();
+
+/** One pass for a list of literals instead of one `includes` per literal (the credential stores are 29). */
+function literalPattern(literals: readonly string[]): RegExp {
+  const key = literals.join("\0");
+  let re = literalPatterns.get(key);
+  if (re === undefined) {
+    re = new RegExp(literals.map((l) => l.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")).join("|"));
+    literalPatterns.set(key, re);
+  }
+  return re;
+}
+
+export function triggersOf(text: string, vocabulary?: Vocabulary): Triggers {
   let words: Set<string> | null = null;
   const wordSet = (): Set<string> => {
     // One native split of the lower-cased text: a match per word cost several times as much.
     words ??= new Set(text.toLowerCase().split(NOT_WORD));
     return words;
   };
+  let seen: Set<string> | null = null;
+  let split = vocabulary === undefined;
+  const seenWords = (): Set<string> | null => {
+    if (seen === null && !split) {
+      seen = new Set();
+      for (const m of text.matchAll(vocabulary!.pattern)) {
+        const w = m[0].toLowerCase();
+        if (!vocabulary!.words.has(w)) {
+          split = true;
+          break;
+        }
+        seen.add(w);
+      }
+    }
+    return split ? null : seen;
+  };
+  let nonAscii: boolean | undefined;
   return {
     text,
     any: (...list) => {
+      const found = seenWords();
+      if (found !== null && list.every((w) => vocabulary!.words.has(w))) return list.some((w) => found.has(w));
       const set = wordSet();
       return list.some((w) => set.has(w));
     },
-    holds: (...literals) => literals.some((l) => text.includes(l)),
+    holds: (...literals) => (literals.length === 1 ? text.includes(literals[0]!) : literalPattern(literals).test(text)),
+    nonAscii: () => (nonAscii ??= /[^\x00-\x7f]/.test(text)),
   };
 }
