@@ -11,6 +11,7 @@ import { auditSkillMd, auditText, RULES } from "../../src/audit/index.js";
 import { withEveryRule } from "../../src/audit/scan.js";
 import { triggersOf, vocabularyOf, wordsAskedBy } from "../../src/audit/triggers.js";
 import { TEXT_RULES } from "../../src/audit/rules.js";
+import { mayHoldRun, RUN } from "../../src/audit/decode.js";
 
 const EXAMPLES = RULES.filter((r) => r.target === "text").flatMap((r) => [...r.mustMatch, ...r.mustNotMatch]).map((e) => e.replace(/^#!file:\S+\n/, ""));
 const WORDS = [...wordsAskedBy(TEXT_RULES.map((r) => r.needs))];
@@ -69,4 +70,27 @@ test("the word pass answers as the split of the text into words does, for the wo
   assert.equal(triggersOf("\u212aeep", vocabulary).any("keep"), true);
   assert.equal(triggersOf("x-curl", vocabulary).any("curl"), true);
   assert.equal(triggersOf("curly", vocabulary).any("curl"), false);
+});
+
+test("the blob gate never skips a text holding a blob: wherever the blob search matches, the gate lets it look", () => {
+  const runChar = fc.constantFrom(..."Aa0+/_-=");
+  const piece = fc.oneof(
+    fc.array(runChar, { minLength: 20, maxLength: 30 }).map((cs) => cs.join("")),
+    fc.constantFrom(" ", "\\", "\n", "é", "\\x6", "\\x63", ".", "=="),
+    fc.string({ maxLength: 8 }),
+  );
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 8 }).map((p) => p.join("")), (t) => {
+      RUN.lastIndex = 0;
+      if (RUN.test(t)) assert.ok(mayHoldRun(t), JSON.stringify(t));
+    }),
+    { numRuns: 5000, seed: 11 },
+  );
+  // At the limit and one short of it, at the start, the end and inside a text.
+  const run = (n: number): string => "Ab0+/_-x".repeat(4).slice(0, n);
+  for (const [before, after] of [["", ""], ["see ", ""], ["", " end"], ["a ", " b"]]) {
+    assert.equal(mayHoldRun(`${before}${run(24)}${after}`), true);
+    assert.equal(mayHoldRun(`${before}${run(23)}${after}`), false);
+  }
+  assert.equal(mayHoldRun("printf '\\x63'"), true);
 });
