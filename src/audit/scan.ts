@@ -11,8 +11,9 @@ import type { Finding } from "./types.js";
 
 const MAX_DEPTH = 2;
 
-// The words the rules' `needs` ask about, looked for in one pass per text.
-const VOCABULARY = vocabularyOf(wordsAskedBy(TEXT_RULES.map((r) => r.needs)));
+// The words and literals the rules' `needs` ask about, looked for in one pass per text.
+const LITERALS = new Set<string>();
+const VOCABULARY = vocabularyOf(wordsAskedBy(TEXT_RULES.map((r) => r.needs), 64, LITERALS), LITERALS);
 
 // What a decoded blob must look like to be a hidden command rather than hidden data.
 const COMMAND_LIKE =

@@ -26,19 +26,45 @@ const WORD_CHAR = /^[a-z0-9_-]+$/;
  */
 export interface Vocabulary {
   readonly words: ReadonlySet<string>;
+  /** The literals the pass also looks for (as written; found in any letter case, which only runs more rules). */
+  readonly literals: ReadonlySet<string>;
+  /** Each literal looked for (lower case), with the literals it starts with: the pass reports the longest. */
+  readonly within: ReadonlyMap<string, readonly string[]>;
   readonly pattern: RegExp;
 }
 
 // Characters whose lower case is an ASCII letter (the Kelvin sign, the dotted capital I): the
-// split lower-cases them into words the pass cannot see, so a text holding one is split.
+// split lower-cases them into words the pass cannot see, so a text holding one asks the split too.
 const FOLDS_TO_ASCII = String.raw`[\u0130\u212a]`;
+const PRINTABLE_ASCII = /^[\x20-\x7e]{2,}$/;
 
-export function vocabularyOf(words: Iterable<string>): Vocabulary {
+const byLength = (a: string, b: string): number => b.length - a.length || (a < b ? -1 : 1);
+const escapeLiteral = (l: string): string => l.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+
+export function vocabularyOf(words: Iterable<string>, literals: Iterable<string> = []): Vocabulary {
   const set = new Set([...words].filter((w) => WORD_CHAR.test(w)));
+  // A literal is looked for at every position the pass does not consume a word from; one that
+  // could start inside a word of the vocabulary is searched for apart, by `includes`: it lies in
+  // the word, or starts with the word's end and then (the word ending at a boundary) a character
+  // that is not a word's.
+  const overlaps = (lower: string): boolean =>
+    [...set].some((w) =>
+      [...w].some((_, i) => {
+        const end = w.slice(i);
+        return end.startsWith(lower) || (lower.startsWith(end) && !/\w/.test(lower[end.length]!));
+      }),
+    );
+  const lits = new Set([...literals].filter((l) => PRINTABLE_ASCII.test(l) && !overlaps(l.toLowerCase())));
+  const lower = [...new Set([...lits].map((l) => l.toLowerCase()))];
+  const within = new Map(lower.map((l) => [l, lower.filter((o) => l.startsWith(o))] as const));
   // Longest first, so an alternative that is a prefix of another does not hide it.
-  const sorted = [...set].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
-  const escaped = sorted.map((w) => w.replace(/-/g, "\\-"));
-  return { words: set, pattern: new RegExp(`\\b(?:${escaped.join("|")})\\b|${FOLDS_TO_ASCII}`, "gi") };
+  const wordAlternatives = [...set].sort(byLength).map((w) => w.replace(/-/g, "\\-"));
+  const literalAlternatives = [...lits].sort(byLength).map(escapeLiteral);
+  const parts = [`\\b(?:${wordAlternatives.join("|")})\\b`];
+  // A look-ahead: it consumes nothing, so a literal never hides a word or literal after its start.
+  if (literalAlternatives.length > 0) parts.push(`(?=(${literalAlternatives.join("|")}))`);
+  parts.push(FOLDS_TO_ASCII);
+  return { words: set, literals: lits, within, pattern: new RegExp(parts.join("|"), "gi") };
 }
 
 /**
@@ -46,7 +72,7 @@ export function vocabularyOf(words: Iterable<string>): Vocabulary {
  * drawn at random (a fixed seed): an `a && b || c` asks about b and c only under some answers.
  * A word this misses is still answered right, by the split, only slower.
  */
-export function wordsAskedBy(needs: ReadonlyArray<(t: Triggers) => boolean>, trials = 64): Set<string> {
+export function wordsAskedBy(needs: ReadonlyArray<(t: Triggers) => boolean>, trials = 64, literalsAsked?: Set<string>): Set<string> {
   const asked = new Set<string>();
   let seed = 0x9e3779b9;
   const coin = (): boolean => {
@@ -59,7 +85,10 @@ export function wordsAskedBy(needs: ReadonlyArray<(t: Triggers) => boolean>, tri
       for (const w of words) asked.add(w);
       return coin();
     },
-    holds: () => coin(),
+    holds: (...literals) => {
+      for (const l of literals) literalsAsked?.add(l);
+      return coin();
+    },
     nonAscii: () => coin(),
   };
   for (const need of needs) for (let i = 0; i < trials; i++) need(probe);
@@ -87,6 +116,7 @@ export function triggersOf(text: string, vocabulary?: Vocabulary): Triggers {
     return words;
   };
   let seen: Set<string> | null = null;
+  const seenLiterals = new Set<string>();
   // Whether the text holds a character that lower-cases into ASCII: then a word is there when
   // the pass sees it (as the rules' patterns do) or the split does.
   let folds = false;
@@ -94,6 +124,10 @@ export function triggersOf(text: string, vocabulary?: Vocabulary): Triggers {
     if (seen === null) {
       seen = new Set();
       for (const m of text.matchAll(vocabulary!.pattern)) {
+        if (m[1] !== undefined) {
+          for (const l of vocabulary!.within.get(m[1].toLowerCase()) ?? []) seenLiterals.add(l);
+          continue;
+        }
         const w = m[0].toLowerCase();
         if (vocabulary!.words.has(w)) seen.add(w);
         else folds = true;
@@ -116,7 +150,15 @@ export function triggersOf(text: string, vocabulary?: Vocabulary): Triggers {
       const found = seenWords();
       return list.some((w) => found.has(w)) || (folds && inSplit(list));
     },
-    holds: (...literals) => (literals.length === 1 ? text.includes(literals[0]!) : literalPattern(literals).test(text)),
+    holds: (...literals) => {
+      if (vocabulary !== undefined && literals.some((l) => vocabulary.literals.has(l))) {
+        seenWords();
+        if (literals.some((l) => vocabulary.literals.has(l) && seenLiterals.has(l.toLowerCase()))) return true;
+        literals = literals.filter((l) => !vocabulary.literals.has(l));
+        if (literals.length === 0) return false;
+      }
+      return literals.length === 1 ? text.includes(literals[0]!) : literalPattern(literals).test(text);
+    },
     // UTF-8 takes more bytes than UTF-16 takes units exactly for a character past ASCII; the
     // length is counted natively, twenty times faster than a regular expression finds one.
     nonAscii: () => (nonAscii ??= Buffer.byteLength(text, "utf8") !== text.length),

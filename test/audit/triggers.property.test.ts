@@ -14,7 +14,8 @@ import { TEXT_RULES } from "../../src/audit/rules.js";
 import { mayHoldRun, RUN } from "../../src/audit/decode.js";
 
 const EXAMPLES = RULES.filter((r) => r.target === "text").flatMap((r) => [...r.mustMatch, ...r.mustNotMatch]).map((e) => e.replace(/^#!file:\S+\n/, ""));
-const WORDS = [...wordsAskedBy(TEXT_RULES.map((r) => r.needs))];
+const LITERALS = new Set<string>();
+const WORDS = [...wordsAskedBy(TEXT_RULES.map((r) => r.needs), 64, LITERALS)];
 
 // Fragments where a looser or stricter trigger would show: word edges (`-`, `_`, digits), the
 // characters whose lower case is ASCII, the invisible characters, literals the rules ask for.
@@ -25,6 +26,7 @@ const fragment = fc.oneof(
   { weight: 3, arbitrary: fc.tuple(fc.constantFrom(...EXAMPLES), casing).map(([e, c]) => c(e)) },
   { weight: 3, arbitrary: fc.tuple(fc.constantFrom(...WORDS), casing).map(([w, c]) => c(w)) },
   { weight: 3, arbitrary: fc.constantFrom(...EDGES) },
+  { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...LITERALS), casing).map(([l, c]) => c(l)) },
   { weight: 2, arbitrary: fc.string({ maxLength: 12 }) },
   { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 6 }) },
 );
@@ -55,13 +57,14 @@ test("every rule's must-match example still finds the same without the triggers,
 });
 
 test("the word pass answers as the split of the text into words does, for the words it was told about", () => {
-  const vocabulary = vocabularyOf(WORDS);
+  const vocabulary = vocabularyOf(WORDS, LITERALS);
   fc.assert(
     fc.property(text, (t) => {
       const fast = triggersOf(t, vocabulary);
       const split = triggersOf(t);
       // Looser only: a word the split sees, the pass sees too.
       for (const w of WORDS) if (split.any(w)) assert.ok(fast.any(w), `${JSON.stringify(w)} in ${JSON.stringify(t)}`);
+      for (const l of LITERALS) if (t.includes(l)) assert.ok(fast.holds(l), `${JSON.stringify(l)} in ${JSON.stringify(t)}`);
       assert.equal(fast.nonAscii(), /[^\x00-\x7f]/.test(t));
     }),
     { numRuns: 2000, seed: 7 },
