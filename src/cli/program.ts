@@ -30,11 +30,12 @@ export async function runCli(argv: string[], commands: CommandTable, out: CliOut
     // Usage errors must exit 2, not commander's default 1; the override is inherited by every subcommand added below.
     .exitOverride()
     .configureOutput({ writeOut: (text) => out.data(text), writeErr: (text) => out.status(text) })
-    .showHelpAfterError("(add --help for usage)")
+    .showHelpAfterError("(run skillport --help for usage)")
     .showSuggestionAfterError(true);
 
   const registers = await Promise.all(commandsFor(argv, commands).map(([, load]) => load()));
   for (const register of registers) register(program, host);
+  pointHelpAtCommand(program);
 
   try {
     await program.parseAsync(argv, { from: "user" });
@@ -44,4 +45,16 @@ export async function runCli(argv: string[], commands: CommandTable, out: CliOut
     return reportFailure(error, out);
   }
   return exitCode;
+}
+
+/**
+ * Each command's usage error ends by naming the command's own help: a bare "(add --help for
+ * usage)" read as the `add` command. Set after the commands are registered, on every level.
+ */
+function pointHelpAtCommand(command: Command, names: readonly string[] = []): void {
+  for (const sub of command.commands) {
+    const path = [...names, sub.name()];
+    sub.showHelpAfterError(`(run skillport ${path.join(" ")} --help for usage)`);
+    pointHelpAtCommand(sub, path);
+  }
 }

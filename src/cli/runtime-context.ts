@@ -38,6 +38,16 @@ export function readConfig(options: CommonOptions, cwd: string, out: CliOutput):
 }
 
 /**
+ * The config file as written, never confined, for a rule that only takes away: a bundle leaves
+ * out every agent source the file declares, and an implicit file's agent source outside the
+ * project (which serving ignores) still names skills that are private to someone.
+ */
+export function readConfigAsWritten(options: CommonOptions, cwd: string): SkillportConfig | null {
+  const file = findConfigFile(options.config, cwd);
+  return file ? loadConfigFile(file) : null;
+}
+
+/**
  * The sources a command scans: `--root` directories (all `global`, in the order given) replace
  * everything else; otherwise the config's sources; otherwise the runtime's defaults. A `--root`
  * that does not exist is a usage error, unless the command watches: then it is a warning, and

@@ -38,7 +38,13 @@ export async function auditForInstall(dir: string, options: GateOptions): Promis
     const unaccepted = blocking.filter((rule) => !accepted.includes(rule));
     messages.unshift(`blocked by the audit (rules ${RULES_VERSION}): ${unaccepted.join(", ")}; read the findings, and install it with --allow-risky only if you trust it`);
   } else if (accepted.length > 0) {
-    messages.unshift(`audit rules accepted for this skill: ${accepted.join(", ")} (recorded in the lockfile with rules ${RULES_VERSION})`);
+    // The lockfile is committed and shared, so it is no grant at run time: a cloned repository's
+    // lockfile could accept its own skill's findings. Serving needs the person's own config.
+    const pairs = accepted.map((rule) => JSON.stringify({ skill: options.name, rule })).join(", ");
+    messages.unshift(
+      `audit rules accepted for this skill: ${accepted.join(", ")} (recorded in the lockfile with rules ${RULES_VERSION}); ` +
+        `it is served only once your config accepts them too: "audit": {"accept": [${pairs}]} in a config named with --config (or the library's audit option)`,
+    );
   }
   return { allowed, findings, accepted, messages };
 }

@@ -5,7 +5,8 @@
  * of compressed zeros checked out to 1 GiB. Here the tree is read with `git ls-tree`, only the
  * skills asked for are chosen, only their blobs are fetched, their sizes are read before a byte
  * of them is written, and each is written raw (`git cat-file --batch`: no filter of any kind).
- * Besides the skills, every link and the plugin manifests are written (`SOURCE_MANIFESTS`).
+ * Besides the skills, every link, the plugin manifests (`SOURCE_MANIFESTS`) and the SKILL.md of each
+ * skill not asked for are written.
  *
  * Bounds, from the package limits (limits.ts): a file past `MAX_PACKAGE_BYTES`, and every file
  * of a skill once its files pass that sum, is written as a sparse file of its true size (no
@@ -77,11 +78,6 @@ export interface TreePlan {
   blobs: TreeEntry[];
   /** For each blob's path (latin1 key), the chosen skill folder it belongs to, for the per-skill bound. */
   owner: Map<string, string>;
-  /**
-   * The SKILL.md of every skill not asked for, written empty: a refusal can then say which skills
-   * the source holds (`it holds: alpha, beta`) without a byte of theirs fetched.
-   */
-  stubs: TreeEntry[];
 }
 
 const key = (raw: Buffer): string => raw.toString("latin1");
@@ -107,14 +103,17 @@ export function planTree(entries: readonly TreeEntry[], selection: TreeSelection
   const wanted = selection.names === null ? null : new Set(selection.names);
   const under = (segments: readonly string[], prefix: readonly string[]): boolean => prefix.length <= segments.length && prefix.every((segment, i) => segments[i] === segment);
   const skillFolders: string[][] = [];
-  const stubs: TreeEntry[] = [];
+  // Skills not asked for: only their SKILL.md is fetched (a few KiB each, counted against the same
+  // bounds), so a refusal can say what the source holds by folder and by declared name (`it
+  // holds: alpha, beta`; an upstream rename: `a skill named pdf is now in documents-pdf`).
+  const listedOnly: TreeEntry[] = [];
   for (const entry of entries) {
     if (entry.type !== "blob" || !SKILL_FILE_NAMES.includes(entry.segments[entry.segments.length - 1]!)) continue;
     const folder = entry.segments.slice(0, -1);
     if (!under(folder, inside)) continue;
     const name = folder.length === 0 ? rootName : folder[folder.length - 1]!;
     if (wanted === null || wanted.has(name)) skillFolders.push(folder);
-    else stubs.push(entry);
+    else listedOnly.push(entry);
   }
   // Deepest first, so a file is counted against the nearest skill it lies in.
   skillFolders.sort((a, b) => b.length - a.length);
@@ -133,10 +132,15 @@ export function planTree(entries: readonly TreeEntry[], selection: TreeSelection
     blobs.push(entry);
     owner.set(key(entry.raw), skill === undefined ? "" : skill.join("/"));
   }
+  for (const entry of listedOnly) {
+    if (owner.has(key(entry.raw))) continue;
+    blobs.push(entry);
+    owner.set(key(entry.raw), entry.segments.slice(0, -1).join("/"));
+  }
   // SKILL.md before the rest of its skill: the per-skill bound never turns it into a placeholder first.
   const rank = (entry: TreeEntry): number => (SKILL_FILE_NAMES.includes(entry.segments[entry.segments.length - 1]!) ? 0 : 1);
   blobs.sort((a, b) => rank(a) - rank(b) || Buffer.compare(a.raw, b.raw));
-  return { folders, blobs, owner, stubs: stubs.filter((stub) => !owner.has(key(stub.raw))) };
+  return { folders, blobs, owner };
 }
 
 /** `<dir>/<raw path>` as bytes, so a name that is not UTF-8 is written as git stores it. */
@@ -190,7 +194,6 @@ export class TreeWriter {
     private readonly sizes: ReadonlyMap<string, number>,
   ) {
     for (const folder of plan.folders) fs.mkdirSync(placeOf(dir, folder.raw), { recursive: true, mode: 0o755 });
-    for (const stub of plan.stubs) fs.closeSync(fs.openSync(placeOf(dir, stub.raw), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o644));
     const byOid = new Map<string, TreeEntry[]>();
     for (const blob of plan.blobs) {
       if (!real.has(key(blob.raw))) {

@@ -5,9 +5,10 @@
  * that is its SKILL.md alone, `NAME.tar.gz` (`archive`, the skill's folder as the archive's root)
  * otherwise, each with the SHA-256 digest of its bytes.
  *
- * Only skills that pass `validate` (the reference validator's verdict) and the package rules
- * are published: a site is what other people's agents load, so it holds nothing a strict
- * reader would refuse. The bytes are deterministic: entries sorted by name, archive members
+ * Only skills that pass `validate` (the reference validator's verdict), the package rules and
+ * the audit (SPEC §12: a skill that blocks is refused, naming its findings; warnings are said and
+ * publish) are published: a site is what other people's agents load, so it holds nothing a
+ * strict reader, or a careful installer, would refuse. The bytes are deterministic: entries sorted by name, archive members
  * sorted by path with mtime 0, uid/gid 0, no user or group names, mode 0644 (0755 when
  * executable), gzip with no name and time; the same input gives the same site, so a published
  * site diffs cleanly and a digest changes only when a skill did.
@@ -19,6 +20,8 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as zlib from "node:zlib";
+import { auditPackage, verdictOf } from "../audit/index.js";
+import { findingText } from "../audit/finding-text.js";
 import { loadSkillSync } from "../package/load.js";
 import { fileDigest } from "../package/package-digest.js";
 import { readPackageFiles, type PackageFile } from "../package/package-files.js";
@@ -71,6 +74,9 @@ export async function publishSite(dirs: readonly string[], out: string): Promise
     problems.push(...pkg.problems);
     const description = loadSkillSync(dir).skill?.description ?? null;
     if (description === null) problems.push("its description cannot be read");
+    // Judged like an install: an installer with no audit of its own is one of the readers.
+    const findings = problems.length === 0 ? await auditPackage(dir) : [];
+    if (verdictOf(findings) === "block") problems.push("blocked by the audit; a site is installed by other people's agents", ...findings.map(findingText));
     if (problems.length > 0) {
       outcomes.push({ name, status: "refused", dir, messages: problems });
       continue;
@@ -90,7 +96,7 @@ export async function publishSite(dirs: readonly string[], out: string): Promise
     const digest = fileDigest(artifact.bytes);
     artifacts.push({ relative: artifact.relative, bytes: artifact.bytes });
     entries.push({ name, type: artifact.type, description: description!, url: artifact.relative, digest });
-    outcomes.push({ name, status: "published", dir, type: artifact.type, url: artifact.relative, digest, messages: [] });
+    outcomes.push({ name, status: "published", dir, type: artifact.type, url: artifact.relative, digest, messages: findings.map(findingText) });
   }
   const index = `${JSON.stringify({ $schema: DISCOVERY_SCHEMA, skills: entries }, null, 2)}\n`;
   const folder = path.join(path.resolve(out), ...WELL_KNOWN_PATHS[0].split("/"));

@@ -339,7 +339,7 @@ export class ParseCaches {
  * Missing folders are made only inside a folder this user owns, or a shared one with the sticky
  * bit (`/tmp`), where nobody else can take them over. Root run with another user's HOME (`sudo
  * -E`) once made that user's `~/.cache` root's, and locked every program of theirs out of it;
- * such a run now has no cache.
+ * such a run now has no cache. Nor is a missing home folder ever made for the cache.
  */
 function trustedDirectory(dir: string): boolean {
   try {
@@ -352,6 +352,9 @@ function trustedDirectory(dir: string): boolean {
       existing = parent;
     }
     if (missing.length > 0) {
+      // A HOME that does not exist is not ours to create (a service account whose HOME names no folder,
+      // a container): `list` would leave a home folder behind holding only a cache.
+      if (missing.includes(path.resolve(os.homedir()))) return false;
       if (!mayCreateIn(fs.statSync(existing))) return false;
       for (const folder of missing.reverse()) fs.mkdirSync(folder, { mode: 0o700 });
     }

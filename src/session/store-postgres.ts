@@ -16,9 +16,10 @@
  *   since the database has the commit. Checkpoints, clear and end records mark the points a host
  *   rebuilds from, so they are flushed. Each append is one statement, one round trip.
  * - Deadlines (SPEC §9, "Operating it"): every statement has a client-side deadline (default
- *   5 s), after which the caller gets `StoreUnavailableError` and the statement is cancelled;
- *   connections carry the same `statement_timeout`, connect within it, and reconnect after at
- *   most 1 s. An append also carries its deadline into the database: one that starts executing
+ *   5 s), after which the caller gets `StoreUnavailableError` and the server's own bound ends the
+ *   statement;
+ *   connections carry a `statement_timeout` past it (`statementTimeoutMs`), connect within it,
+ *   and reconnect after at most 1 s. An append also carries its deadline into the database: one that starts executing
  *   after it (a database that was frozen, then resumed) writes nothing, so a call whose client was
  *   told the store did not answer is not stored behind its back.
  * - Fan-out: NOTIFY on one channel; each process LISTENs on its own connection, which the client
@@ -64,7 +65,7 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** Create or upgrade the schema on open. Default true. */
   migrate?: boolean;
-  /** Deadline of every statement, client-side and as `statement_timeout`; also the connect timeout. Default 5,000 ms. */
+  /** Deadline of every statement, client-side (the server's `statement_timeout` is past it); also the connect timeout. Default 5,000 ms. */
   timeoutMs?: number;
 }
 
@@ -137,6 +138,11 @@ export function describeDatabaseUrl(url: string): string {
   }
 }
 
+/** The server's bound on a statement: past the client's deadline by the deadline again, at least 2 s. */
+export function statementTimeoutMs(timeoutMs: number): number {
+  return Math.ceil(timeoutMs) + Math.max(Math.ceil(timeoutMs), 2000);
+}
+
 export async function postgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new RangeError(`timeoutMs must be a positive number of milliseconds, not ${timeoutMs}`);
@@ -148,9 +154,13 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
     backoff: reconnectDelaySeconds,
     connection: {
       application_name: "skillport",
-      // The server gives up on a statement when the client does: a statement waiting on a lock
-      // does not commit long after its caller was told the store did not answer.
-      statement_timeout: Math.ceil(timeoutMs),
+      // The server gives up on a statement soon after the client does: a statement waiting on a
+      // lock does not commit long after its caller was told the store did not answer (and an
+      // append carries its own deadline into the statement, so one that runs late writes
+      // nothing). The client does not cancel at its deadline (see `run`), so this bound is what
+      // frees the connection; it is past the deadline so a statement the client still waits for
+      // is never ended under it.
+      statement_timeout: statementTimeoutMs(timeoutMs),
       idle_in_transaction_session_timeout: Math.ceil(timeoutMs) * 6,
     },
   };
@@ -226,8 +236,12 @@ export async function postgresStore(url: string, options: PostgresStoreOptions =
         aborted = true;
         cancel();
       };
+      // Past the deadline the caller is answered at once, and the statement is left to the
+      // server's own bound (`statementTimeoutMs`), never cancelled from here: a cancel names the
+      // connection, not the statement, and one sent as the statement was ending (the server's
+      // answer already on its way, the event loop late to the timer) ended whatever that
+      // connection ran next, another caller's statement.
       const timer = setTimeout(() => {
-        cancel();
         finish("timeout", () => reject(new StoreUnavailableError("timeout")));
       }, deadlineMs);
       signal?.addEventListener("abort", onAbort, { once: true });

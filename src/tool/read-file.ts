@@ -3,6 +3,7 @@ import { normaliseSkillPath, readConfinedFile } from "../package/confined-read.j
 import { showInvisible } from "../audit/invisible.js";
 import type { RegisteredSkill } from "../registry/types.js";
 import { failure, success, type Envelope } from "./envelope.js";
+import { closeFileHint, relativeInsideSkill } from "./file-hints.js";
 
 const SKILL_FILE = "SKILL.md";
 
@@ -19,7 +20,12 @@ export async function readSkillFile(
   sourceRoots: readonly string[] = [],
 ): Promise<{ envelope: Envelope; skillFileSha256?: string }> {
   const normalised = normaliseSkillPath(filePath);
-  if (!normalised.ok) return { envelope: failure({ code: "skill_read_error", reason: normalised.reason, message: normalised.message }) };
+  if (!normalised.ok) {
+    // An absolute path inside the skill (activation lists scripts that way): say the relative one to read.
+    const relative = relativeInsideSkill(skill.dir, filePath);
+    const hint = relative === null ? "" : ` Read it as ${JSON.stringify(relative)}.`;
+    return { envelope: failure({ code: "skill_read_error", reason: normalised.reason, message: normalised.message + hint }) };
+  }
   const { segments } = normalised;
   // A skill may keep its file as lowercase `skill.md`; the model asks for `SKILL.md` either way.
   const isSkillFile = segments.length === 1 && isSkillFileName(segments[0]!, skill);
@@ -28,7 +34,10 @@ export async function readSkillFile(
   // A read of SKILL.md is what a later `skill_manage` edit starts from (SPEC §11): its digest is
   // taken from the same bytes, so the session knows exactly which version the model saw.
   const read = await readConfinedFile(skill.dir, onDisk, { sourceRoots, digest: isSkillFile });
-  if (!read.ok) return { envelope: failure({ code: "skill_read_error", reason: read.reason, message: read.message }) };
+  if (!read.ok) {
+    const hint = read.reason === "not_found" ? await closeFileHint(skill.dir, normalised.path, sourceRoots) : "";
+    return { envelope: failure({ code: "skill_read_error", reason: read.reason, message: read.message + hint }) };
+  }
   const envelope = success({
     name: skill.name,
     status: "file_loaded",

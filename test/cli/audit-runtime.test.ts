@@ -49,17 +49,17 @@ test('list shows a source\'s "warn" findings as warnings and serves the skill; "
   makeSkill(path.join(cwd, "skills"), "dropper", { body: DROPPER });
   makeSkill(path.join(cwd, "unjudged"), "other-dropper", { body: DROPPER });
   fs.writeFileSync(path.join(cwd, "skillport.config.json"), JSON.stringify({ sources: [{ path: "skills", audit: "warn" }, { path: "unjudged", audit: "off" }] }));
-  const run = await runCli(["list", "--no-parse-cache"], { cwd, env });
+  const run = await runCli(["list", "--no-parse-cache", "--config", "skillport.config.json"], { cwd, env });
   assert.equal(run.code, 0, run.stderr);
   assert.match(run.stdout, /dropper +\[audit warnings: decode-and-run/);
   assert.doesNotMatch(run.stdout, /other-dropper +\[/);
-  const json = jsonOf<ListJson>(await runCli(["list", "--json", "--no-parse-cache"], { cwd, env }));
+  const json = jsonOf<ListJson>(await runCli(["list", "--json", "--no-parse-cache", "--config", "skillport.config.json"], { cwd, env }));
   const [warned, off] = ["dropper", "other-dropper"].map((name) => json.skills.find((s) => s.name === name)!);
   assert.equal(warned!.offeredToModel, true);
   assert.equal(warned!.audit?.verdict, "warn");
   assert.equal(off!.offeredToModel, true);
   assert.deepEqual(off!.audit, { mode: "off", verdict: "pass", blocking: null, findings: [], accepted: [], packageJudged: true });
-  const doctor = await runCli(["doctor", "--no-parse-cache"], { cwd, env });
+  const doctor = await runCli(["doctor", "--no-parse-cache", "--config", "skillport.config.json"], { cwd, env });
   assert.equal(doctor.code, 0, doctor.stdout);
   assert.match(doctor.stdout, /\[audit_warning\]\n +skill 'dropper': decode-and-run \(line \d+\) \(blocks, but the source's audit is "warn"\)/);
   assert.doesNotMatch(doctor.stdout, /other-dropper/);
@@ -86,7 +86,7 @@ test("read writes ANSI and OSC escapes, bidi controls and tag characters out ins
   // The audit would keep bidi controls from being served at all; "warn" serves them, to show what is printed.
   fs.writeFileSync(path.join(cwd, "skillport.config.json"), JSON.stringify({ sources: [{ path: "skills", audit: "warn" }] }));
   for (const args of [["read", "painter"], ["read", "painter", "notes.md"], ["read", "painter", "SKILL.md"]]) {
-    const run = await runCli([...args, "--no-parse-cache"], { cwd, env });
+    const run = await runCli([...args, "--no-parse-cache", "--config", "skillport.config.json"], { cwd, env });
     assert.equal(run.code, 0, run.stderr);
     assert.doesNotMatch(run.stdout, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/, args.join(" "));
     assert.ok(run.stdout.includes("Title\\u{1b}[2J\\u{1b}]0;pwned\\u{7} \\u{1b}]52;c;ZXZpbA==\\u{7} \\u{9b}31m \\u{202e}abc\\u{202c}"), run.stdout);

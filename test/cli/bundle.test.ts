@@ -86,6 +86,21 @@ test("bundle leaves out the agent sources the config declares (./skillport.confi
   assert.match(named.stderr, /^warning: not bundled: private\/reviewer: /m);
 });
 
+test("bundle refuses a DIR in an agent source that a config found in the working directory declares outside the project", async () => {
+  const t = tree();
+  const opts = { cwd: t.cwd, env: t.env };
+  fs.mkdirSync(path.join(t.cwd, ".git"));
+  // Serving ignores such a source (an implicit config names only folders inside the project), but
+  // the file still says whose skills those are, and leaving them out of a bundle grants nothing.
+  const outside = fs.mkdtempSync(path.join(path.dirname(t.cwd), "private-"));
+  writeSkill(path.join(outside, "secret-review"), "secret-review", "name: secret-review\ndescription: Only the reviewer sees this.");
+  fs.writeFileSync(path.join(t.cwd, "skillport.config.json"), JSON.stringify({ sources: ["./skills", { path: outside, origin: "agent", agentId: "reviewer" }] }));
+  const refused = await runCli(["bundle", outside, "bundles"], opts);
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.match(refused.stderr, /^error: DIR \(.*\) lies in the private skills of agent 'reviewer' \(an agent source\); a bundle is served to every agent, so it is not written$/m);
+  assert.equal(fs.existsSync(path.join(t.cwd, "bundles")), false);
+});
+
 test("--bundle serves a verified bundle, refuses a changed one (exit 1) and --root beside it (exit 2); doctor reports its digest", async () => {
   const t = tree();
   const opts = { cwd: t.cwd, env: t.env };

@@ -92,7 +92,11 @@ test('an implicit config\'s audit "off" and "warn" and its accepted findings are
     file,
   );
   const confined = confineImplicitConfig(granting, base);
-  assert.deepEqual(confined.ignored, ['sources[0] (./skills): audit "off"', 'sources[1] (./more): audit "warn"', "audit.accept (deploy: decode-and-run)"]);
+  assert.deepEqual(confined.ignored, [
+    `sources[0] (${path.join(base, "skills")}): audit "off"`,
+    `sources[1] (${path.join(base, "more")}): audit "warn"`,
+    "audit.accept (deploy: decode-and-run)",
+  ]);
   assert.equal(Object.hasOwn(confined.config, "audit"), false);
   assert.deepEqual(confined.config.sources!.map((source) => source.audit), [undefined, undefined, "block"]);
   const plain = parseConfig(JSON.stringify({ sources: ["./skills", { path: "./mine", origin: "project", projectId: "p", label: "Mine" }] }), file);

@@ -26,7 +26,7 @@ function project(): { cwd: string; repo: string; url: string; skills: string; lo
 
 type Entry = { auditAccepted?: string[]; auditRulesVersion?: string; digest: string; commit: string };
 function entryOf(lockfile: string, name: string): Entry | undefined {
-  return (JSON.parse(fs.readFileSync(lockfile, "utf8")) as { folders: Record<string, Record<string, Entry>> }).folders[".agents/skills"]?.[name];
+  return (JSON.parse(fs.readFileSync(lockfile, "utf8")) as { skills: Record<string, Entry> }).skills[name];
 }
 
 test("add refuses a skill the audit blocks: findings printed (file:line, rule, the matched text), exit 1, nothing written, the lockfile unchanged", { timeout: 60_000 }, async () => {
@@ -132,4 +132,20 @@ test("update after an upstream rename names the new folder and the mismatch; --s
   assert.match(wrong.stdout, /it holds: alpha, documents-pdf \(named pdf\)/);
   const byName = await p.run("add", p.url, "--skill", "pdf", "--force");
   assert.match(byName.stdout, /the skill named pdf is in the folder documents-pdf \(skills\/documents-pdf\): use --skill documents-pdf/);
+});
+
+test("a skill installed with --allow-risky is not served on the lockfile's word: the runtime blocks it until a config the person names accepts the same pairs, which add prints", { timeout: 60_000 }, async () => {
+  const p = project();
+  writeRepoSkill(p.repo, "skills/trader", DROPPER);
+  commitAll(p.repo, "a dropper");
+  const added = await p.run("add", p.url, "--allow-risky", "--skill", "trader");
+  assert.equal(added.code, 0, added.stdout);
+  const pairs = entryOf(p.lockfile, "trader")!.auditAccepted!.map((rule) => ({ skill: "trader", rule }));
+  for (const pair of pairs) assert.ok(added.stdout.includes(JSON.stringify(pair)), `add names ${JSON.stringify(pair)}:\n${added.stdout}`);
+  type Listed = { skills: Array<{ name: string; audit: { verdict: string } }> };
+  const blocked = jsonOf<Listed>(await p.run("list", "--json")).skills.find((skill) => skill.name === "trader")!;
+  assert.equal(blocked.audit.verdict, "block", "a committed lockfile is no grant at run time");
+  fs.writeFileSync(path.join(p.cwd, "mine.json"), JSON.stringify({ sources: ["./.agents/skills"], audit: { accept: pairs } }));
+  const served = jsonOf<Listed>(await p.run("list", "--json", "--config", "mine.json")).skills.find((skill) => skill.name === "trader")!;
+  assert.notEqual(served.audit.verdict, "block");
 });

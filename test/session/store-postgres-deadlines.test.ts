@@ -49,10 +49,40 @@ describe("postgres store deadlines", { skip, timeout: 120_000 }, () => {
     const plain = await postgresStore(url);
     try {
       assert.equal(plain.timeoutMs, 5000);
-      // And the database holds each statement of its connections to the same 5 s.
-      assert.equal((await plain.sql<Array<{ statement_timeout: string }>>`show statement_timeout`)[0]!.statement_timeout, "5s");
+      // And the database holds each statement of its connections to a bound past it (10 s), so
+      // the client's cancel always finds its own statement running.
+      assert.equal((await plain.sql<Array<{ statement_timeout: string }>>`show statement_timeout`)[0]!.statement_timeout, "10s");
     } finally {
       await plain.close();
+    }
+  });
+
+  it("a statement the deadline gives up on is cancelled itself, never the next statement its connection runs", { timeout: 90_000 }, async () => {
+    // One connection, a short deadline: a read waits on a lock past it, the lock goes, and the very
+    // next read on that connection must be answered. With the server's statement_timeout equal to
+    // the client's deadline, the server sometimes ended the statement first and the client's
+    // cancel, arriving after, ended the next read instead.
+    const tight = await postgresStore(url, { timeoutMs: 300, maxConnections: 1 });
+    const key = freshKey();
+    try {
+      assert.equal((await tight.appendAt(key, 0, [header(key.sessionId)])).status, "ok");
+      for (let round = 0; round < 15; round++) {
+        const holder = await check.reserve();
+        try {
+          await holder`begin`;
+          await holder`lock table skillport_records in access exclusive mode`;
+          await assert.rejects(tight.read(key), StoreUnavailableError, `round ${round}: the locked read is given up at the deadline`);
+          // Past the client's deadline, to where the server's own bound would have ended it.
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          await holder`rollback`;
+        } finally {
+          holder.release();
+        }
+        const again = await tight.read(key).catch((error: unknown) => error);
+        assert.ok(!(again instanceof Error), `round ${round}: the next read was answered, not cancelled (${String(again)})`);
+      }
+    } finally {
+      await tight.close();
     }
   });
 

@@ -7,7 +7,7 @@ import type { CommandHost } from "../command-host.js";
 import { CliError, EXIT_FAILURE_FOUND, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
 import { isDirectory } from "../../package/path-kind.js";
-import { readConfig } from "../runtime-context.js";
+import { readConfigAsWritten } from "../runtime-context.js";
 
 export interface BundleOptions {
   verify?: boolean;
@@ -34,7 +34,9 @@ export async function bundleCommand(dir: string, outDir: string | undefined, opt
   }
   if (outDir === undefined) throw new CliError("bundle needs DIR and OUT (or --verify BUNDLE)", EXIT_USAGE);
   // An agent source's skills are private to that agent, and a bundle is served to every agent.
-  const config = readConfig({ config: options.config }, process.cwd(), out);
+  // Leaving out takes nothing from anyone, so the file counts as written even when found in the
+  // working directory, where serving would confine it.
+  const config = readConfigAsWritten({ config: options.config }, process.cwd());
   let result;
   try {
     result = await writeBundle(dir, outDir, { privateRoots: privateRootsOf(config?.sources ?? []) });

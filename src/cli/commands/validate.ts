@@ -2,8 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Command } from "commander";
 import { oneLineShown } from "../../package/display-text.js";
-import { isDirectory } from "../../package/path-kind.js";
 import { referenceSkillFile, validateSkillSync } from "../../package/validate.js";
+import { discoverSource, isInside } from "../../registry/discover.js";
+import { TimeSlicer } from "../../registry/time-slice.js";
 import type { CommandHost } from "../command-host.js";
 import { EXIT_FAILURE_FOUND, EXIT_OK, EXIT_USAGE, type ExitCode } from "../exit.js";
 import { writeJson, type CliOutput } from "../output.js";
@@ -31,7 +32,7 @@ export function registerValidateCommand(program: Command, { out, run }: CommandH
 
 export async function validateCommand(paths: string[], options: ValidateOptions, out: CliOutput): Promise<ExitCode> {
   const results: ValidationResult[] = [];
-  for (const given of paths) results.push(...validateGiven(given));
+  for (const given of paths) results.push(...(await validateGiven(given)));
   if (options.json) {
     writeJson(out, { valid: results.every((r) => r.valid), results });
   } else {
@@ -43,9 +44,11 @@ export async function validateCommand(paths: string[], options: ValidateOptions,
 
 /**
  * One argument's results: one per skill. A folder that is no skill itself but holds skills
- * stands for each of them (the reference would only say `Missing required file: SKILL.md`).
+ * stands for each skill discovery finds in it (SPEC §1), nested folders included, as a source
+ * given to `list --root` would serve them (the reference would only say `Missing required
+ * file: SKILL.md`).
  */
-export function validateGiven(given: string): ValidationResult[] {
+export async function validateGiven(given: string): Promise<ValidationResult[]> {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(given);
@@ -54,8 +57,8 @@ export function validateGiven(given: string): ValidationResult[] {
   }
   if (stat.isFile() && path.basename(given).toLowerCase() === "skill.md") return [validateOne(pythonPath(path.dirname(given)))];
   if (stat.isDirectory() && referenceSkillFile(given) === null) {
-    const skills = childSkills(given);
-    if (skills.length > 0) return skills.map((child) => validateOne(pythonPath(path.join(given, child))));
+    const skills = await skillsIn(given);
+    if (skills.length > 0) return skills.map((dir) => validateOne(pythonPath(dir)));
   }
   return [validateOne(pythonPath(given))];
 }
@@ -65,23 +68,14 @@ function validateOne(dir: string): ValidationResult {
   return { path: dir, valid: errors.length === 0, errors };
 }
 
-/** The folder's subdirectories that hold a SKILL.md (or skill.md), by name as a shell glob sorts them. */
-function childSkills(dir: string): string[] {
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries
-    .filter((e) => (e.isDirectory() || e.isSymbolicLink()) && !e.name.startsWith("."))
-    .map((e) => e.name)
-    .filter((name) => isDirectory(path.join(dir, name)) && referenceSkillFile(path.join(dir, name)) !== null)
-    .sort(byCodePoint);
-}
-
-function byCodePoint(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/**
+ * The skill folders discovery finds below `dir`, in its walk order (names sorted at each level),
+ * each written from `dir` as given, so the report names them as the user typed the folder.
+ */
+async function skillsIn(dir: string): Promise<string[]> {
+  const realRoot = fs.realpathSync.native(dir);
+  const found = await discoverSource(dir, new TimeSlicer());
+  return found.found.map((skill) => (isInside(skill.dir, realRoot) ? path.join(dir, path.relative(realRoot, skill.dir)) : skill.dir));
 }
 
 /**

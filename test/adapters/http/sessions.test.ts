@@ -113,22 +113,26 @@ test("--max-sessions takes a positive whole number, with --http only", async () 
 });
 
 test("under `ulimit -n 128`, 150 sessions that each wrote their log hold no descriptor: every read still works", async (t) => {
-  if (spawnSync("bash", ["-c", "ulimit -n 64 && echo ok"], { encoding: "utf8" }).stdout.trim() !== "ok") {
-    t.skip("no bash with ulimit here");
+  if (spawnSync("prlimit", ["--version"], { encoding: "utf8" }).status !== 0) {
+    t.skip("no prlimit here");
     return;
   }
-  // 128, not 64: loading the CLI through tsx opens more than 64 files at once at start-up.
   const SESSIONS = 150;
   const logDir = path.join(tree.cwd, "low-limit-logs");
-  const quote = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
-  const argv = [process.execPath, "--import", TSX_LOADER, CLI_MAIN, "mcp", "--http", "0", "--root", tree.root, "--log-dir", logDir, "--max-sessions", "1000"];
-  const child = spawn("bash", ["-c", `ulimit -n 128 && exec ${argv.map(quote).join(" ")}`], { cwd: tree.cwd, env: tree.env, stdio: ["ignore", "ignore", "pipe"] });
+  const argv = ["--import", TSX_LOADER, CLI_MAIN, "mcp", "--http", "0", "--root", tree.root, "--log-dir", logDir, "--max-sessions", "1000"];
+  const child = spawn(process.execPath, argv, { cwd: tree.cwd, env: tree.env, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   t.after(() => {
     if (child.exitCode === null) child.kill("SIGKILL");
   });
-  await eventually(() => /listening on (\S+)/.test(stderr) || child.exitCode !== null, "the listening line");
+  await eventually(() => /listening on (\S+)/.test(stderr) || child.exitCode !== null, "the listening line", 90_000);
+  // The limit is set once the server listens: loading the CLI through tsx opens many files at
+  // once at start-up (over 128 on a loaded machine, where the loader's reads queue up), which is
+  // not what this test is about; what it holds is every session after that.
+  const limited = spawnSync("prlimit", ["--pid", String(child.pid), "--nofile=128:128"], { encoding: "utf8" });
+  assert.equal(limited.status, 0, limited.stderr);
+  if (fs.existsSync(`/proc/${child.pid}/limits`)) assert.match(fs.readFileSync(`/proc/${child.pid}/limits`, "utf8"), /Max open files\s+128\s+128/);
   const url = new URL(/listening on (\S+)/.exec(stderr)?.[1] ?? assert.fail(`server did not start:\n${stderr}`));
 
   const ids: string[] = [];
