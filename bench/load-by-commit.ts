@@ -5,14 +5,16 @@
  * the machine's drift falls on all of them. Per build and round: `load-cpu-child.mjs` (9 loads,
  * each over the read floor just before it). Prints a Markdown table of the medians over rounds.
  *
- *   node --import tsx bench/load-by-commit.ts [--count 3000] [--rounds 3] [--loads 9] COMMIT...
+ *   node --import tsx bench/load-by-commit.ts [--count 3000 | --corpus DIR] [--rounds 3] [--loads 9] COMMIT...
+ *
+ * `--corpus DIR` loads a copy of a folder of real skills instead of the generated tree.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { createBenchTree, writeTreeManifest } from "./bench-tree.js";
+import { createBenchTree, createCorpusTree, writeTreeManifest } from "./bench-tree.js";
 import { summarise } from "./measure.js";
 
 const REPO = path.resolve(import.meta.dirname, "..");
@@ -46,12 +48,13 @@ function subject(commit: string): string {
 function main(): void {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { count: { type: "string", default: "3000" }, rounds: { type: "string", default: "3" }, loads: { type: "string", default: "9" } },
+    options: { count: { type: "string", default: "3000" }, corpus: { type: "string" }, rounds: { type: "string", default: "3" }, loads: { type: "string", default: "9" } },
   });
-  if (positionals.length === 0) throw new Error("usage: load-by-commit.ts [--count 3000] [--rounds 3] [--loads 9] COMMIT...");
+  if (positionals.length === 0) throw new Error("usage: load-by-commit.ts [--count 3000 | --corpus DIR] [--rounds 3] [--loads 9] COMMIT...");
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "skillport-load-by-commit-"));
   try {
-    const manifest = writeTreeManifest(createBenchTree(path.join(scratch, "tree"), Number(values.count), "simple"));
+    const tree = values.corpus === undefined ? createBenchTree(path.join(scratch, "tree"), Number(values.count), "simple") : createCorpusTree(path.join(scratch, "tree"), path.resolve(values.corpus));
+    const manifest = writeTreeManifest(tree);
     const builds = positionals.map((commit, i) => {
       process.stderr.write(`building ${commit}\n`);
       return { commit, index: build(commit, path.join(scratch, `build-${i}`)), readings: [] as Reading[] };

@@ -20,14 +20,42 @@ const MAX_BLOBS = 64;
 // (hex, base64, URL-safe base64) by its own characters, instead of one pass per encoding.
 // Anchored on the character before a run, so a failed try costs one step per position instead of
 // up to 24 (a text of long words was slow to search otherwise).
-const RUN = /(?:^|[^A-Za-z0-9+/_\\-])([A-Za-z0-9+/_-]{24,}={0,2}|(?:\\x[0-9a-fA-F]{2}){8,})/g;
+export const RUN = /(?:^|[^A-Za-z0-9+/_\\-])([A-Za-z0-9+/_-]{24,}={0,2}|(?:\\x[0-9a-fA-F]{2}){8,})/g;
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$|^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)$/;
 const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 
+// The characters a run is made of, by code unit: a run needs at least MIN_RUN of them in a row.
+const IN_RUN = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-") IN_RUN[c.charCodeAt(0)] = 1;
+const MIN_RUN = 24;
+
+/**
+ * Whether `text` may hold a run RUN matches: MIN_RUN characters of a run in a row, or a `\x`.
+ * Most text has no such run, and this finds out reading about half its characters: a window of
+ * MIN_RUN whose last character is not of a run holds no run, so the next window starts after it;
+ * otherwise the window is read backwards to its last character not of a run.
+ */
+export function mayHoldRun(text: string): boolean {
+  if (text.includes("\\x")) return true;
+  const inRun = (i: number): boolean => {
+    const c = text.charCodeAt(i);
+    return c < 128 && IN_RUN[c] === 1;
+  };
+  let start = 0;
+  while (start + MIN_RUN <= text.length) {
+    let k = start + MIN_RUN - 1;
+    while (k >= start && inRun(k)) k--;
+    if (k < start) return true;
+    start = k + 1;
+  }
+  return false;
+}
+
 /** Every blob in `text` that decodes to readable text, at most MAX_BLOBS of them. */
 export function decodedBlobs(text: string): Decoded[] {
   const out: Decoded[] = [];
+  if (!mayHoldRun(text)) return out;
   for (const m of text.matchAll(RUN)) {
     if (out.length >= MAX_BLOBS) break;
     const run = m[1]!;
