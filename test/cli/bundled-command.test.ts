@@ -17,7 +17,7 @@ import { DEFAULT_WALK_OPTIONS } from "../../src/registry/discover.js";
 import type { ParseWorkerMessage } from "../../src/registry/parse-protocol.js";
 import { startHttpServer } from "../support/mcp-server.js";
 import { CORPUS, EXAMPLES, writeSkill } from "../support/tmp.js";
-import { homeEnv, REPO, runCli, sandbox, type CliRun } from "./cli-process.js";
+import { collectBounded, homeEnv, REPO, runCli, sandbox, type CliRun } from "./cli-process.js";
 
 const BUNDLE = path.join(REPO, "dist", "cli");
 const COMMAND = path.join(BUNDLE, "skillport.js");
@@ -26,20 +26,7 @@ const skipUnbuilt = built ? false : "needs the built command (`npm run build`, w
 
 function runBundled(args: string[], env: Record<string, string>, cwd: string): Promise<CliRun> {
   const child = spawn(process.execPath, [COMMAND, ...args], { cwd, env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`bundled skillport ${args.join(" ")} did not exit within 180 s\n${stderr}`));
-    }, 180_000);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return collectBounded(child, `bundled skillport ${args.join(" ")}`, 180_000);
 }
 
 test("the bundled command prints what the source prints, byte for byte, on the corpus and the examples", { skip: skipUnbuilt }, async () => {

@@ -57,16 +57,23 @@ export function spawnCli(args: string[], options: CliRunOptions = {}): ChildProc
 
 export function runCli(args: string[], options: CliRunOptions = {}): Promise<CliRun> {
   const child = spawnCli(args, options);
+  child.stdin!.end(options.input ?? "");
+  return collectBounded(child, `skillport ${args.join(" ")}`, options.boundMs ?? DEFAULT_BOUND_MS);
+}
+
+/**
+ * A child's exit code and whole output, killed and reported (with what it printed) if it has not
+ * exited within `boundMs`: no run of another program can hang a test either.
+ */
+export function collectBounded(child: ChildProcess, what: string, boundMs: number): Promise<CliRun> {
   let stdout = "";
   let stderr = "";
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  child.stdin!.end(options.input ?? "");
-  const boundMs = options.boundMs ?? DEFAULT_BOUND_MS;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`skillport ${args.join(" ")} did not exit within ${boundMs / 1000} s\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      reject(new Error(`${what} did not exit within ${boundMs / 1000} s\nstdout:\n${stdout}\nstderr:\n${stderr}`));
     }, boundMs);
     child.on("error", (error) => {
       clearTimeout(timer);

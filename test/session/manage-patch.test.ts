@@ -5,9 +5,8 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { test } from "node:test";
-import { createSkillRuntime } from "../../src/runtime.js";
 import type { Session } from "../../src/session/session.js";
-import { realTempDir } from "../support/tmp.js";
+import { authoringSession } from "../support/authoring.js";
 
 const T = { timeout: 60_000 };
 
@@ -15,14 +14,8 @@ function skillMd(name: string, body = "step one\nstep two\n"): string {
   return `---\nname: ${name}\ndescription: ${name} does a thing.\n---\n\n${body}`;
 }
 
-async function setup(t: { after(fn: () => unknown): void }): Promise<{ authoring: string; session: Session }> {
-  const authoring = path.join(realTempDir("skillport-manage-patch"), "authored");
-  fs.mkdirSync(authoring);
-  const runtime = await createSkillRuntime({ sources: [{ path: authoring, origin: "project", writable: true }], env: {} });
-  t.after(() => runtime.close());
-  const session = runtime.session({});
-  t.after(() => session.close());
-  return { authoring, session };
+function setup(t: { after(fn: () => unknown): void }): Promise<{ authoring: string; session: Session }> {
+  return authoringSession(t, "skillport-manage-patch");
 }
 
 test("a patch that matches nothing, or more than once without replace_all, says which and what to do, for SKILL.md and other files alike", T, async (t) => {

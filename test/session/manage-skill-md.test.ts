@@ -7,9 +7,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { test } from "node:test";
 import { MAX_AUTHORED_FILE_BYTES } from "../../src/package/limits.js";
-import { createSkillRuntime } from "../../src/runtime.js";
 import type { Session } from "../../src/session/session.js";
-import { realTempDir } from "../support/tmp.js";
+import { authoringSession } from "../support/authoring.js";
 
 const T = { timeout: 60_000 };
 
@@ -17,15 +16,8 @@ function skillMd(name: string, body = "# Steps\n\n1. Do it.\n"): string {
   return `---\nname: ${name}\ndescription: ${name} does a thing.\n---\n\n${body}`;
 }
 
-async function setup(t: { after(fn: () => unknown): void }): Promise<{ authoring: string; session: Session }> {
-  const root = realTempDir("skillport-manage-md");
-  const authoring = path.join(root, "authored");
-  fs.mkdirSync(authoring);
-  const runtime = await createSkillRuntime({ sources: [{ path: authoring, origin: "project", writable: true }], env: {} });
-  t.after(() => runtime.close());
-  const session = runtime.session({});
-  t.after(() => session.close());
-  return { authoring, session };
+function setup(t: { after(fn: () => unknown): void }): Promise<{ authoring: string; session: Session }> {
+  return authoringSession(t, "skillport-manage-md");
 }
 
 test("edit and patch refuse a SKILL.md holding a lone surrogate as not_utf8, and leave the file as it was", T, async (t) => {

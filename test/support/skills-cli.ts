@@ -11,7 +11,7 @@
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { REPO, homeEnv, type CliRun } from "../cli/cli-process.js";
+import { collectBounded, REPO, homeEnv, type CliRun } from "../cli/cli-process.js";
 import { GIT_ENV } from "./git-repo.js";
 
 export const SKILLS_CLI = path.join(REPO, "node_modules", "skills", "bin", "cli.mjs");
@@ -36,22 +36,5 @@ export function runSkillsCli(args: readonly string[], options: { cwd: string; ho
     env: { ...process.env, ...GIT_ENV, ...homeEnv(options.home), DO_NOT_TRACK: "1", DISABLE_TELEMETRY: "1", NO_COLOR: "1", CI: "1", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`skills ${args.join(" ")} did not exit within ${BOUND_MS / 1000} s\nstdout:\n${stdout}\nstderr:\n${stderr}`));
-    }, BOUND_MS);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return collectBounded(child, `skills ${args.join(" ")}`, BOUND_MS);
 }
