@@ -12,6 +12,13 @@ export const FETCH =
   /\b(?:curl|wget|aria2c|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|Start-BitsTransfer|bitsadmin|certutil(?:\.exe)?\s+[^\n]*-urlcache|DownloadString|DownloadFile|DownloadData|urlopen|urlretrieve|requests\.get|httpx\.get|https?\.get(?=\s*\()|URI\.open)\b|LWP::(?:Simple|UserAgent)\b/i;
 
 /**
+ * Windows programs that download and run in one step: `mshta URL`, `regsvr32 /i:URL scrobj.dll`,
+ * `msiexec /i URL`, `rundll32 …javascript:…URL`. Each is its own fetch and its own run.
+ */
+export const SELF_RUN_FETCH =
+  /\bmshta(?:\.exe)?\s+["']?(?:https?|ftp):\/\/|\bregsvr32(?:\.exe)?\b[^\n]*\/i:\s*["']?https?:\/\/|\bmsiexec(?:\.exe)?\b[^\n]*\/(?:i|package)\s+["']?https?:\/\/|\brundll32(?:\.exe)?\b[^\n]*\bjavascript:[^\n]*https?:\/\//i;
+
+/**
  * Text turned back from an encoding: base64 / base32 / hex tools in every spelling people use
  * (`base64 -d`, `-D`, `--decode`, `-di`, `openssl base64 -d`, `openssl enc -d -a`, `xxd -r -p`),
  * hex and octal escapes given to `printf`, letter rotations by `tr`, `rev`, and the library
@@ -42,6 +49,7 @@ export const DECODE = new RegExp(
     String.raw`\bString\.fromCharCode\s*\(`,
     String.raw`\bmarshal\.loads\b`,
     String.raw`\bzlib\.decompress\b`,
+    String.raw`\bcertutil(?:\.exe)?\s+(?:-f\s+)?-decode(?:hex)?\b`,
   ].join("|"),
   "i",
 );
