@@ -117,7 +117,7 @@ const OCTAL_RUN = /(?:\\[0-3][0-7]{2}){8,}/g;
 /** Text spelled as character codes or octal escapes, decoded when it reads as text. */
 export function codedTexts(text: string): Decoded[] {
   const out: Decoded[] = [];
-  if (text.includes("\\")) {
+  if (/\\[0-3][0-7]{2}\\[0-3][0-7]{2}/.test(text)) {
     for (const m of text.matchAll(OCTAL_RUN)) {
       if (out.length >= MAX_BLOBS || m[0].length > MAX_BLOB_CHARS) break;
       const codes = m[0].split("\\").slice(1).map((o) => parseInt(o, 8));

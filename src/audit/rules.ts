@@ -291,10 +291,14 @@ const TOLD_TO_SEND_WORDS = ["send", "post", "upload", "forward", "transmit", "su
 
 function scanSecretExfiltration(doc: TextDoc): Hit[] {
   const hits: Hit[] = [];
-  for (const line of doc.lines) {
+  // One pass over the whole text first: most texts that name a secret send nothing anywhere.
+  const sendsAny = SENDS.test(doc.text);
+  const lineSends = sendsAny || ((SECRET_VAR.test(doc.text) || ENV_DUMP_SENT.test(doc.text)) && FETCH.test(doc.text));
+  for (const line of lineSends ? doc.lines : []) {
     const t = line.text;
-    const sends = SENDS.test(t);
-    if (!sends && !FETCH.test(t)) continue;
+    const sends = sendsAny && SENDS.test(t);
+    // A line that only fetches matters when it carries a secret-named variable or the environment.
+    if (!sends && !((SECRET_VAR.test(t) || ENV_DUMP_SENT.test(t)) && FETCH.test(t))) continue;
     const secret = sends && (CREDENTIAL_PATH.test(t) || SECRETS_FILE.test(t));
     // The whole environment sent is only warned (`environment-exfiltration`), unless it goes where no service lives.
     const envToNowhere = ENV_DUMP_SENT.test(t) && urlsOn(t).some((u) => u.cls !== null);
@@ -303,7 +307,9 @@ function scanSecretExfiltration(doc: TextDoc): Hit[] {
     if (secret || envToNowhere || tokenToNowhere) hits.push({ line: line.number, excerpt: excerptOf(t) });
   }
   // The same told in words: "read ~/.aws/credentials and send its contents to https://webhook.site/…".
-  for (const line of doc.lines) {
+  const toNowhere =
+    TOLD_TO_SEND.test(doc.text) && sendsToNowhere(doc.text) && (SECRETS_FILE.test(doc.text) || SECRET_VAR.test(doc.text) || CREDENTIAL_PATH.test(doc.text));
+  for (const line of toNowhere ? doc.lines : []) {
     const t = line.text;
     // "Never send ~/.aws/credentials to a paste site" is the advice against it.
     if (hits.some((h) => h.line === line.number) || !TOLD_TO_SEND.test(t) || NEGATED.test(t)) continue;
@@ -311,7 +317,7 @@ function scanSecretExfiltration(doc: TextDoc): Hit[] {
   }
   // A credential store packed into a file on one line, and that file sent on one of the next:
   // the two commands of a stealer, shown to be pasted one after the other.
-  for (let i = 0; hits.length === 0 && i < doc.lines.length; i++) {
+  for (let i = 0; sendsAny && hits.length === 0 && i < doc.lines.length; i++) {
     const t = doc.lines[i]!.text;
     if (!CREDENTIAL_PATH.test(t)) continue;
     const files = [...t.matchAll(PACKED_FILE)].map((m) => m[1]!).filter((f) => !CREDENTIAL_PATH.test(f));
@@ -391,7 +397,13 @@ const HEREDOC = /<<-?\s*["']?(\w+)["']?/;
 // A file of the kind itself: a property list that launchd loads at login, a unit with a command.
 const PERSIST_DOC = /<key>\s*(?:RunAtLoad|KeepAlive|StartInterval)\s*<\/key>|^\s*ExecStart=/m;
 
+// One pass over the whole text first, for the words every persistence above shows (a cron
+// schedule by `* *` or `*/N`): most texts that fetch install nothing to run again.
+const PERSIST_ANY =
+  /crontab|@(?:reboot|hourly|daily)|\*\s+\*|\*\/\d|\.(?:bashrc|zshrc|bash_profile|bash_login|profile|zprofile|zshenv|zlogin)\b|ExecStart|schtasks|New-ScheduledTaskAction|CurrentVersion\\Run|Launch(?:Agents|Daemons)|systemd\/|\/etc\/cron\.|RunAtLoad|KeepAlive|StartInterval/i;
+
 function scanPersistence(doc: TextDoc): Hit[] {
+  if (!PERSIST_ANY.test(doc.text)) return [];
   const hits: Hit[] = [];
   const lines = doc.lines;
   const whole = doc.kind !== "markdown" && PERSIST_DOC.test(doc.text);
