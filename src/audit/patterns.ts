@@ -46,7 +46,8 @@ export const DECODE = new RegExp(
     // rot13 and other letter rotations: `tr 'A-Za-z' 'N-ZA-Mn-za-m'`. A case change (`tr A-Z a-z`)
     // maps onto a set starting at `a` or `A`, and is not one.
     String.raw`\btr\s+['"]?(?:A-Za-z|a-zA-Z|A-Z|a-z)['"]?\s+['"]?[B-Zb-z]-[A-Za-z]`,
-    String.raw`\bString\.fromCharCode\s*\(`,
+    // Char codes run as they are built (a minified library has both words on its one line, apart).
+    String.raw`\b(?:eval|Function|execSync|exec)\s*\(\s*String\.fromCharCode\s*\(`,
     String.raw`\bmarshal\.loads\b`,
     String.raw`\bzlib\.decompress\b`,
     String.raw`\bcertutil(?:\.exe)?\s+(?:-f\s+)?-decode(?:hex)?\b`,
