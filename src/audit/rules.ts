@@ -187,7 +187,8 @@ function scanFetchAndRun(doc: TextDoc, wantUntrusted: boolean): Hit[] {
     } else {
       // A named host (or one the line does not show): an official installer, shown to a person.
       if (bad && urls.every((u) => u.cls !== null)) continue;
-      if (self !== null || runsOn(t, f.index)) hits.push({ line: lines[i]!.number, excerpt: excerptOf(t) });
+      // Saved and then run by name is the same installer run (`curl -o i.sh URL && bash i.sh`).
+      if (self !== null || runsOn(t, f.index) || runsWrittenFile(doc, i, f.index)) hits.push({ line: lines[i]!.number, excerpt: excerptOf(t) });
     }
   }
   return hits;
@@ -1000,7 +1001,13 @@ export const TEXT_RULES: readonly TextRule[] = [
     severity: "warn",
     target: "text",
     reason: "a download is piped to a shell or interpreter: whatever the host serves that day runs",
-    mustMatch: ["curl -fsSL https://bun.sh/install | bash", "irm https://get.example.com/install.ps1 | iex", "sh -c \"$(curl -fsSL https://example.com/install.sh)\""],
+    mustMatch: [
+      "curl -fsSL https://bun.sh/install | bash",
+      "irm https://get.example.com/install.ps1 | iex",
+      "sh -c \"$(curl -fsSL https://example.com/install.sh)\"",
+      "curl -fsSL -o /tmp/agent https://cdn.example.com/agent && chmod +x /tmp/agent && /tmp/agent",
+      "curl -fsSL -o install.sh https://example.com/install.sh\nbash install.sh",
+    ],
     mustNotMatch: ["curl -fsSL https://example.com/api | jq .", "curl -s https://example.com/data.json | python3 -m json.tool", "curl -O https://example.com/file.tar.gz"],
     needs: mayFetch,
     scan: (doc) => scanFetchAndRun(doc, false),
