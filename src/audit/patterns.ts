@@ -5,11 +5,19 @@
 import { hostClass, hostOf, type HostClass } from "./host-class.js";
 
 /**
- * A program or call that downloads: the download tools, and the calls of Python, PowerShell,
- * Node (`https.get(`), Ruby (`URI.open`) and Perl (`LWP::Simple`) that do the same.
+ * A program or call that downloads: the download tools, and the calls of Python, PowerShell and
+ * Ruby (`URI.open`) that do the same (Node's and Perl's: FETCH_CALL, below).
  */
 export const FETCH =
-  /\b(?:curl|wget|aria2c|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|Start-BitsTransfer|bitsadmin|certutil(?:\.exe)?\s+[^\n]*-urlcache|DownloadString|DownloadFile|DownloadData|urlopen|urlretrieve|requests\.get|httpx\.get|https?\.get(?=\s*\()|URI\.open)\b|LWP::(?:Simple|UserAgent)\b/i;
+  /\b(?:curl|wget|aria2c|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|Start-BitsTransfer|bitsadmin|certutil(?:\.exe)?\s+[^\n]*-urlcache|DownloadString|DownloadFile|DownloadData|urlopen|urlretrieve|requests\.get|httpx\.get|URI\.open)\b/i;
+
+// Node's and Perl's downloads, in the one letter case they are written in (as the triggers' literals are).
+const FETCH_CALL = /\bhttps?\.get\s*\(|LWP::(?:Simple|UserAgent)\b/;
+
+/** Where a line downloads: FETCH, or Node's `https.get(` or Perl's `LWP::Simple`. */
+export function fetchAt(line: string): RegExpExecArray | null {
+  return FETCH.exec(line) ?? FETCH_CALL.exec(line);
+}
 
 /**
  * Windows programs that download and run in one step: `mshta URL`, `regsvr32 /i:URL scrobj.dll`,

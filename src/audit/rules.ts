@@ -17,7 +17,7 @@ import type { Triggers } from "./triggers.js";
 import {
   DECODE,
   ENCODED_POWERSHELL,
-  FETCH,
+  fetchAt,
   LANG_RUN,
   SELF_RUN_FETCH,
   PIPE_RUN,
@@ -173,7 +173,7 @@ function scanFetchAndRun(doc: TextDoc, wantUntrusted: boolean): Hit[] {
   for (let i = 0; i < lines.length; i++) {
     const t = lines[i]!.text;
     const self = SELF_RUN_FETCH.exec(t);
-    const f = FETCH.exec(t) ?? self;
+    const f = fetchAt(t) ?? self;
     if (!f) continue;
     const urls = urlsOn(t);
     const bad = urls.find((u) => u.cls !== null);
@@ -321,12 +321,12 @@ function scanSecretExfiltration(doc: TextDoc): Hit[] {
   const hits: Hit[] = [];
   // One pass over the whole text first: most texts that name a secret send nothing anywhere.
   const sendsAny = SENDS.test(doc.text);
-  const lineSends = sendsAny || ((SECRET_VAR.test(doc.text) || ENV_DUMP_SENT.test(doc.text)) && FETCH.test(doc.text));
+  const lineSends = sendsAny || ((SECRET_VAR.test(doc.text) || ENV_DUMP_SENT.test(doc.text)) && fetchAt(doc.text) !== null);
   for (const line of lineSends ? doc.lines : []) {
     const t = line.text;
     const sends = sendsAny && SENDS.test(t);
     // A line that only fetches matters when it carries a secret-named variable or the environment.
-    if (!sends && !((SECRET_VAR.test(t) || ENV_DUMP_SENT.test(t)) && FETCH.test(t))) continue;
+    if (!sends && !((SECRET_VAR.test(t) || ENV_DUMP_SENT.test(t)) && fetchAt(t) !== null)) continue;
     const secret = sends && (CREDENTIAL_PATH.test(t) || SECRETS_FILE.test(t));
     // The whole environment sent is only warned (`environment-exfiltration`), unless it goes where no service lives.
     const envToNowhere = ENV_DUMP_SENT.test(t) && urlsOn(t).some((u) => u.cls !== null);
@@ -409,7 +409,7 @@ function scanReverseShell(doc: TextDoc): Hit[] {
 /** Whether the line fetches something and runs it (a pipe to a shell, a wrapping run, a script language's eval). */
 function fetchRuns(line: string): boolean {
   if (SELF_RUN_FETCH.test(line)) return true;
-  const f = FETCH.exec(line);
+  const f = fetchAt(line);
   return f !== null && runsOn(line, f.index);
 }
 
@@ -484,7 +484,7 @@ function scanQuarantineStrip(doc: TextDoc): Hit[] {
   const lines = doc.lines;
   for (let i = 0; i < lines.length; i++) {
     const t = lines[i]!.text;
-    if (!FETCH.test(t)) continue;
+    if (fetchAt(t) === null) continue;
     // `curl -O URL` saves under the URL's last segment.
     const files = [...t.matchAll(DOWNLOADED_TO)].map((m) => m[1] ?? m[2]!).filter((f) => f.length > 2 && !f.startsWith("/dev/") && !/^https?(?::|$)/.test(f));
     for (let j = i; j < Math.min(lines.length, i + 1 + QUARANTINE_WINDOW); j++) {
@@ -515,7 +515,7 @@ function scanProtectionOff(doc: TextDoc): Hit[] {
   const lines = doc.lines;
   for (let i = 0; i < lines.length; i++) {
     if (!DEFENDER_EXCLUSION.test(lines[i]!.text)) continue;
-    const near = lines.slice(Math.max(0, i - EXCLUSION_WINDOW), i + 1 + EXCLUSION_WINDOW).some((l) => FETCH.test(l.text));
+    const near = lines.slice(Math.max(0, i - EXCLUSION_WINDOW), i + 1 + EXCLUSION_WINDOW).some((l) => fetchAt(l.text) !== null);
     if (near) hits.push({ line: lines[i]!.number, excerpt: excerptOf(lines[i]!.text), detail: "and a download lands near it" });
   }
   return hits.sort((a, b) => a.line - b.line);
@@ -621,7 +621,7 @@ const PROSE_PIPE_RUN = /\|\s*(?:sudo\s+)?(?:[\w./-]*\/)?(?:(?:ba|z|da|k)?sh|pyth
 function scanHiddenFetchAndRun(doc: TextDoc): Hit[] {
   const hits: Hit[] = [];
   for (const h of hiddenRegions(doc)) {
-    if (!h.inner.split("\n").some((l) => fetchRuns(l) || (FETCH.test(l) && PROSE_PIPE_RUN.test(l)))) continue;
+    if (!h.inner.split("\n").some((l) => fetchRuns(l) || (fetchAt(l) !== null && PROSE_PIPE_RUN.test(l)))) continue;
     hits.push({ line: lineAt(doc.text, h.index), excerpt: excerptOf(h.whole.replace(/\s+/g, " ")) });
   }
   return hits;
@@ -657,19 +657,19 @@ const FETCH_WORDS = [
   "curl", "wget", "aria2c", "iwr", "irm", "invoke-webrequest", "invoke-restmethod", "start-bitstransfer", "bitsadmin", "certutil",
   "downloadstring", "downloadfile", "downloaddata", "urlopen", "urlretrieve", "requests", "httpx", "uri",
 ];
-/** Whether FETCH may match: its words, Node's `https.get(` (a literal: `https` alone is in every URL), Perl's `-MLWP::Simple`. */
+/** Whether `fetchAt` may match: its words, and the literals of Node's `https.get(` (`https` alone is in every URL) and Perl's `-MLWP::Simple`, in the case its pattern knows. */
 const mayFetch = (t: Triggers): boolean => t.any(...FETCH_WORDS, "mshta", "regsvr32", "msiexec", "rundll32") || t.holds("https.get", "http.get", "LWP::");
 const SEND_WORDS = ["curl", "wget", "nc", "ncat", "netcat", "socat", "requests", "httpx", "invoke-restmethod", "invoke-webrequest", "fetch", "discord", "discordapp", "telegram", "scp"];
-// Every credential store CREDENTIAL_PATH names, as a literal one of its spellings must contain.
-const CREDENTIAL_LITERALS = [
-  ".ssh", ".aws/credentials", ".config/gcloud", "application_default_credentials.json", ".azure/", ".kube/config", ".docker/config.json",
-  ".netrc", ".git-credentials", ".gnupg/", "Library/Keychains", "login.keychain", "security find-", "security dump-keychain",
-  "Google/Chrome/", "Application Support/Google/Chrome", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
-  ".mozilla/firefox", "Login Data", "key3.db", "key4.db", "logins.json", "wallet.dat", "exodus.wallet", "Electrum/wallets",
-  ".config/solana/id.json", "/etc/shadow",
-  // The same stores written as path components (`path.join(home, '.ssh', 'id_rsa')`).
-  ".aws", ".kube", ".docker", ".azure", ".config", ".gnupg", "Keychains",
+// What every spelling CREDENTIAL_PATH and SECRETS_FILE know must contain: a word those patterns
+// bound on both sides (so the word scan sees it), or, for the three spellings that bound none, a
+// literal. Words, not a literal per store: looking for 29 literals cost as much as the word scan.
+// (`keychains`: the store written as path components, `'Library', 'Keychains'`.)
+const CREDENTIAL_WORDS = [
+  "ssh", "aws", "gcloud", "azure", "kube", "docker", "netrc", "credentials", "gnupg", "login", "security", "chrome", "google", "config",
+  "mozilla", "key3", "key4", "logins", "wallet", "exodus", "solana", "etc", "keychains",
 ];
+const CREDENTIAL_LITERALS = ["application_default_credentials.json", "Library/Keychains", "Electrum/wallets"];
+const mayNameCredentials = (t: Triggers): boolean => t.any(...CREDENTIAL_WORDS) || t.holds(...CREDENTIAL_LITERALS);
 
 // ---- The table -----------------------------------------------------------------------------
 
@@ -863,8 +863,8 @@ export const TEXT_RULES: readonly TextRule[] = [
       "Never paste ~/.aws/credentials into a chat or send it to https://pastebin.com.",
     ],
     needs: (t) =>
-      ((t.any(...SEND_WORDS) || mayFetch(t)) && (t.holds(...CREDENTIAL_LITERALS, ".env", ...SECRET_VAR_LITERALS) || t.any("env", "printenv"))) ||
-      (t.any(...TOLD_TO_SEND_WORDS) && t.holds(...CREDENTIAL_LITERALS, ".env", ...SECRET_VAR_LITERALS)),
+      ((t.any(...SEND_WORDS) || mayFetch(t)) && (mayNameCredentials(t) || t.any("env", "printenv") || t.holds(...SECRET_VAR_LITERALS))) ||
+      (t.any(...TOLD_TO_SEND_WORDS) && (mayNameCredentials(t) || t.any("env") || t.holds(...SECRET_VAR_LITERALS))),
     scan: scanSecretExfiltration,
   },
   {
@@ -1029,7 +1029,7 @@ export const TEXT_RULES: readonly TextRule[] = [
     reason: "reads a credential store (SSH keys, cloud credentials, browser profiles, keychains, wallets)",
     mustMatch: ["#!file:scripts/collect.sh\ntar czf /tmp/k.tgz ~/.ssh/id_rsa ~/.aws/credentials", "cat ~/.aws/credentials", "#!file:scripts/c.py\np = home / 'Library/Application Support/Google/Chrome/Default/Login Data'"],
     mustNotMatch: ["Add your public key from ~/.ssh/id_ed25519.pub to GitHub.", "Configure credentials in ~/.aws/credentials with `aws configure`."],
-    needs: (t) => t.holds(...CREDENTIAL_LITERALS),
+    needs: mayNameCredentials,
     scan: scanCredentials,
   },
   {

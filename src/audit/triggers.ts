@@ -19,52 +19,112 @@ const NOT_WORD = /[^a-z0-9_-]+/;
 const WORD_CHAR = /^[a-z0-9_-]+$/;
 
 /**
- * The words the rules ask about, found with one regular-expression pass instead of splitting
- * the whole text into words (which allocated a string per word and cost most of a load's audit).
- * The pass is looser than a word of the split (`\b` treats `-` as a boundary, so `x-curl` shows
- * `curl`): it may run a rule that then finds nothing, never skip one.
+ * The words the rules ask about, found by one scan of the text's character codes that hashes
+ * each run of word characters and looks the hash up, instead of a regular expression of 126
+ * alternatives in any letter case (which was most of a load's audit) or splitting the text into
+ * words (which allocated a string per word). A string is made only when a hash matches. The scan
+ * is looser than a word of the split (`-` ends a run, so `x-curl` shows `curl`): it may run a
+ * rule that then finds nothing, never skip one.
  */
 export interface Vocabulary {
   readonly words: ReadonlySet<string>;
-  /** The literals the pass also looks for (as written; found in any letter case, which only runs more rules). */
+  /** The literals `holds` is asked about; each is looked for as written, once per text. */
   readonly literals: ReadonlySet<string>;
-  /** Each literal looked for (lower case), with the literals it starts with: the pass reports the longest. */
-  readonly within: ReadonlyMap<string, readonly string[]>;
-  readonly pattern: RegExp;
+  /** Open-addressed hash table: a slot holds an index into `entries`, or -1. */
+  readonly slots: Int32Array;
+  readonly entries: readonly VocabularyEntry[];
+}
+
+interface VocabularyEntry {
+  readonly word: string;
+  /** The hash and length of the word's last run of word characters, which the scan meets. */
+  readonly hash: number;
+  readonly runLength: number;
+  /** How many characters of the word come before that run (`invoke-` of `invoke-webrequest`). */
+  readonly before: number;
 }
 
 // Characters whose lower case is an ASCII letter (the Kelvin sign, the dotted capital I): the
-// split lower-cases them into words the pass cannot see, so a text holding one asks the split too.
-const FOLDS_TO_ASCII = String.raw`[\u0130\u212a]`;
+// split lower-cases them into words the scan cannot see, so a text holding one asks the split too.
 const PRINTABLE_ASCII = /^[\x20-\x7e]{2,}$/;
 
-const byLength = (a: string, b: string): number => b.length - a.length || (a < b ? -1 : 1);
-const escapeLiteral = (l: string): string => l.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+// A word character as `\b` knows it ([A-Za-z0-9_]), by code unit: its lower case, or 0. Every
+// code unit has an entry, so the scan reads one table per character and compares nothing else;
+// the two characters that lower-case into ASCII are marked FOLDS.
+const LOWER = new Uint8Array(0x10000);
+const FOLDS = 1;
+for (const c of "abcdefghijklmnopqrstuvwxyz0123456789_") LOWER[c.charCodeAt(0)] = c.charCodeAt(0);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZ") LOWER[c.charCodeAt(0)] = c.toLowerCase().charCodeAt(0);
+LOWER[0x130] = FOLDS;
+LOWER[0x212a] = FOLDS;
+const isWordCode = (lower: number): boolean => lower > FOLDS;
+
+const step = (hash: number, lower: number): number => (Math.imul(hash, 31) + lower) | 0;
+
+function hashOf(run: string): number {
+  let h = 0;
+  for (let i = 0; i < run.length; i++) h = step(h, run.charCodeAt(i));
+  return h;
+}
 
 export function vocabularyOf(words: Iterable<string>, literals: Iterable<string> = []): Vocabulary {
-  const set = new Set([...words].filter((w) => WORD_CHAR.test(w)));
-  // A literal is looked for at every position the pass does not consume a word from; one that
-  // could start inside a word of the vocabulary is searched for apart, by `includes`: it lies in
-  // the word, or starts with the word's end and then (the word ending at a boundary) a character
-  // that is not a word's.
-  const overlaps = (lower: string): boolean =>
-    [...set].some((w) =>
-      [...w].some((_, i) => {
-        const end = w.slice(i);
-        return end.startsWith(lower) || (lower.startsWith(end) && !/\w/.test(lower[end.length]!));
-      }),
-    );
-  const lits = new Set([...literals].filter((l) => PRINTABLE_ASCII.test(l) && !overlaps(l.toLowerCase())));
-  const lower = [...new Set([...lits].map((l) => l.toLowerCase()))];
-  const within = new Map(lower.map((l) => [l, lower.filter((o) => l.startsWith(o))] as const));
-  // Longest first, so an alternative that is a prefix of another does not hide it.
-  const wordAlternatives = [...set].sort(byLength).map((w) => w.replace(/-/g, "\\-"));
-  const literalAlternatives = [...lits].sort(byLength).map(escapeLiteral);
-  const parts = [`\\b(?:${wordAlternatives.join("|")})\\b`];
-  // A look-ahead: it consumes nothing, so a literal never hides a word or literal after its start.
-  if (literalAlternatives.length > 0) parts.push(`(?=(${literalAlternatives.join("|")}))`);
-  parts.push(FOLDS_TO_ASCII);
-  return { words: set, literals: lits, within, pattern: new RegExp(parts.join("|"), "gi") };
+  const set = new Set([...words].filter((w) => WORD_CHAR.test(w) && /^[a-z0-9_]/.test(w) && /[a-z0-9_]$/.test(w) && !w.includes("--")));
+  const entries: VocabularyEntry[] = [...set].map((word) => {
+    const last = word.slice(word.lastIndexOf("-") + 1);
+    return { word, hash: hashOf(last), runLength: last.length, before: word.length - last.length };
+  });
+  // At most one slot in sixteen full: most runs of text are no word, and their look-up should
+  // end at the first, empty, slot.
+  let size = 16;
+  while (size < entries.length * 16) size *= 2;
+  const slots = new Int32Array(size).fill(-1);
+  entries.forEach((e, i) => {
+    let s = e.hash & (size - 1);
+    while (slots[s] !== -1) s = (s + 1) & (size - 1);
+    slots[s] = i;
+  });
+  const lits = new Set([...literals].filter((l) => PRINTABLE_ASCII.test(l)));
+  return { words: set, literals: lits, slots, entries };
+}
+
+/**
+ * The vocabulary's words in `text`: every run of word characters whose lower case is a word, or
+ * ends one joined by hyphens (`Invoke-WebRequest`) that starts at a word boundary. Returns
+ * whether the text holds a character that lower-cases into ASCII.
+ */
+function scanWords(text: string, vocabulary: Vocabulary, seen: Set<string>): boolean {
+  const { slots, entries } = vocabulary;
+  const mask = slots.length - 1;
+  const n = text.length;
+  let folds = false;
+  let i = 0;
+  while (i < n) {
+    let lower = LOWER[text.charCodeAt(i)]!;
+    if (!isWordCode(lower)) {
+      if (lower === FOLDS) folds = true;
+      i++;
+      continue;
+    }
+    const start = i;
+    let h = 0;
+    do {
+      h = (Math.imul(h, 31) + lower) | 0;
+      i++;
+      lower = i < n ? LOWER[text.charCodeAt(i)]! : 0;
+    } while (isWordCode(lower));
+    for (let s = h & mask; slots[s] !== -1; s = (s + 1) & mask) {
+      const e = entries[slots[s]!]!;
+      if (e.hash !== h || e.runLength !== i - start) continue;
+      const from = start - e.before;
+      if (from < 0) continue;
+      if (e.before > 0) {
+        // A hyphenated word starts at a boundary: no word character before it.
+        if (from > 0 && isWordCode(LOWER[text.charCodeAt(from - 1)]!)) continue;
+      }
+      if (text.slice(from, i).toLowerCase() === e.word) seen.add(e.word);
+    }
+  }
+  return folds;
 }
 
 /**
@@ -95,19 +155,6 @@ export function wordsAskedBy(needs: ReadonlyArray<(t: Triggers) => boolean>, tri
   return asked;
 }
 
-const literalPatterns = new Map<string, RegExp>();
-
-/** One pass for a list of literals instead of one `includes` per literal (the credential stores are 29). */
-function literalPattern(literals: readonly string[]): RegExp {
-  const key = literals.join("\0");
-  let re = literalPatterns.get(key);
-  if (re === undefined) {
-    re = new RegExp(literals.map((l) => l.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")).join("|"));
-    literalPatterns.set(key, re);
-  }
-  return re;
-}
-
 export function triggersOf(text: string, vocabulary?: Vocabulary): Triggers {
   let words: Set<string> | null = null;
   const wordSet = (): Set<string> => {
@@ -116,22 +163,13 @@ export function triggersOf(text: string, vocabulary?: Vocabulary): Triggers {
     return words;
   };
   let seen: Set<string> | null = null;
-  const seenLiterals = new Set<string>();
   // Whether the text holds a character that lower-cases into ASCII: then a word is there when
-  // the pass sees it (as the rules' patterns do) or the split does.
+  // the scan sees it (as the rules' patterns do) or the split does.
   let folds = false;
   const seenWords = (): Set<string> => {
     if (seen === null) {
       seen = new Set();
-      for (const m of text.matchAll(vocabulary!.pattern)) {
-        if (m[1] !== undefined) {
-          for (const l of vocabulary!.within.get(m[1].toLowerCase()) ?? []) seenLiterals.add(l);
-          continue;
-        }
-        const w = m[0].toLowerCase();
-        if (vocabulary!.words.has(w)) seen.add(w);
-        else folds = true;
-      }
+      folds = scanWords(text, vocabulary!, seen);
     }
     return seen;
   };
@@ -140,25 +178,24 @@ export function triggersOf(text: string, vocabulary?: Vocabulary): Triggers {
     const set = wordSet();
     return list.some((w) => set.has(w));
   };
+  // Each literal is looked for once per text, as written: the rules that ask for one match it as written.
+  const literalSeen = new Map<string, boolean>();
+  const holdsLiteral = (l: string): boolean => {
+    let found = literalSeen.get(l);
+    if (found === undefined) literalSeen.set(l, (found = text.includes(l)));
+    return found;
+  };
   let nonAscii: boolean | undefined;
   return {
     text,
     any: (...list) => {
-      // A word the pass was not told about (none, when the vocabulary came from the rules) is answered by both ways of reading words.
+      // A word the scan was not told about (none, when the vocabulary came from the rules) is answered by both ways of reading words.
       if (vocabulary === undefined) return inSplit(list);
       if (!list.every(known)) return inSplit(list) || list.some((w) => new RegExp(`\\b${w.replace(/-/g, "\\-")}\\b`, "i").test(text));
       const found = seenWords();
       return list.some((w) => found.has(w)) || (folds && inSplit(list));
     },
-    holds: (...literals) => {
-      if (vocabulary !== undefined && literals.some((l) => vocabulary.literals.has(l))) {
-        seenWords();
-        if (literals.some((l) => vocabulary.literals.has(l) && seenLiterals.has(l.toLowerCase()))) return true;
-        literals = literals.filter((l) => !vocabulary.literals.has(l));
-        if (literals.length === 0) return false;
-      }
-      return literals.length === 1 ? text.includes(literals[0]!) : literalPattern(literals).test(text);
-    },
+    holds: (...literals) => literals.some(holdsLiteral),
     // UTF-8 takes more bytes than UTF-16 takes units exactly for a character past ASCII; the
     // length is counted natively, twenty times faster than a regular expression finds one.
     nonAscii: () => (nonAscii ??= Buffer.byteLength(text, "utf8") !== text.length),
