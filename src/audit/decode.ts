@@ -110,6 +110,8 @@ function inflate(bytes: Buffer): Buffer | null {
 // `[char[]](99,…)`, `chr(99)+chr(117)`): the list is only read where such a call is in the text,
 // as a list of numbers alone is data (a table, a palette) far more often than text.
 const CHAR_CODE_CALL = /\bfromCharCode\b|\bchr\s*\(|\bbytes\s*\(|\bbytearray\s*\(|\[char\[?\]?\]|\bpack\s*\(\s*['"][cCU]\*/;
+// What CHAR_CODE_CALL needs, looked for natively before the pattern is run.
+const CHAR_CODE_HINTS = ["fromCharCode", "chr", "bytes", "bytearray", "[char", "pack"];
 const CHAR_CODE_LIST = /(?<![\d.])(?:(?:\d{1,3}|0x[0-9a-fA-F]{1,2})\s*,\s*){7,}(?:\d{1,3}|0x[0-9a-fA-F]{1,2})(?![\d.])/g;
 // Octal escapes (`printf '\143\165\162\154'`, `$'\143…'`), eight or more in a row.
 const OCTAL_RUN = /(?:\\[0-3][0-7]{2}){8,}/g;
@@ -117,7 +119,7 @@ const OCTAL_RUN = /(?:\\[0-3][0-7]{2}){8,}/g;
 /** Text spelled as character codes or octal escapes, decoded when it reads as text. */
 export function codedTexts(text: string): Decoded[] {
   const out: Decoded[] = [];
-  if (/\\[0-3][0-7]{2}\\[0-3][0-7]{2}/.test(text)) {
+  if (text.includes("\\") && /\\[0-3][0-7]{2}\\[0-3][0-7]{2}/.test(text)) {
     for (const m of text.matchAll(OCTAL_RUN)) {
       if (out.length >= MAX_BLOBS || m[0].length > MAX_BLOB_CHARS) break;
       const codes = m[0].split("\\").slice(1).map((o) => parseInt(o, 8));
@@ -125,7 +127,7 @@ export function codedTexts(text: string): Decoded[] {
       if (decoded !== null) out.push({ index: m.index, encoding: "octal", text: decoded });
     }
   }
-  if (CHAR_CODE_CALL.test(text)) {
+  if (CHAR_CODE_HINTS.some((h) => text.includes(h)) && CHAR_CODE_CALL.test(text)) {
     for (const m of text.matchAll(CHAR_CODE_LIST)) {
       if (out.length >= MAX_BLOBS || m[0].length > MAX_BLOB_CHARS) break;
       const codes = m[0].split(",").map((n) => Number(n.trim()));

@@ -168,6 +168,8 @@ const SCRIPT_RUNS = /\bos\.chmod\s*\([^\n]*0o?7[0-7]{2}|\bfs\.chmodSync\s*\(|\bs
 const RUN_WINDOW = 3;
 
 function scanFetchAndRun(doc: TextDoc, wantUntrusted: boolean): Hit[] {
+  // One pass over the whole text first: no download there means none on any line.
+  if (fetchAt(doc.text) === null && !SELF_RUN_FETCH.test(doc.text)) return [];
   const hits: Hit[] = [];
   const lines = doc.lines;
   for (let i = 0; i < lines.length; i++) {
@@ -319,23 +321,25 @@ const TOLD_TO_SEND_WORDS = ["send", "post", "upload", "forward", "transmit", "su
 
 function scanSecretExfiltration(doc: TextDoc): Hit[] {
   const hits: Hit[] = [];
-  // One pass over the whole text first: most texts that name a secret send nothing anywhere.
+  // Whole-text passes first: most texts that name a secret send nothing, and nothing where no service lives.
   const sendsAny = SENDS.test(doc.text);
-  const lineSends = sendsAny || ((SECRET_VAR.test(doc.text) || ENV_DUMP_SENT.test(doc.text)) && fetchAt(doc.text) !== null);
+  let nowhere: boolean | undefined;
+  const anyNowhere = (): boolean => (nowhere ??= sendsToNowhere(doc.text));
+  const lineSends = sendsAny || ((SECRET_VAR.test(doc.text) || ENV_DUMP_SENT.test(doc.text)) && anyNowhere() && fetchAt(doc.text) !== null);
   for (const line of lineSends ? doc.lines : []) {
     const t = line.text;
     const sends = sendsAny && SENDS.test(t);
     // A line that only fetches matters when it carries a secret-named variable or the environment.
-    if (!sends && !((SECRET_VAR.test(t) || ENV_DUMP_SENT.test(t)) && fetchAt(t) !== null)) continue;
+    if (!sends && !((SECRET_VAR.test(t) || ENV_DUMP_SENT.test(t)) && anyNowhere() && fetchAt(t) !== null)) continue;
     const secret = sends && (CREDENTIAL_PATH.test(t) || SECRETS_FILE.test(t));
     // The whole environment sent is only warned (`environment-exfiltration`), unless it goes where no service lives.
-    const envToNowhere = ENV_DUMP_SENT.test(t) && urlsOn(t).some((u) => u.cls !== null);
+    const envToNowhere = anyNowhere() && ENV_DUMP_SENT.test(t) && urlsOn(t).some((u) => u.cls !== null);
     // A token in a request to a collector, a tunnel or a chat bot: no API a token belongs to lives there.
-    if (secret || envToNowhere || tokenToNowhere(t)) hits.push({ line: line.number, excerpt: excerptOf(t) });
+    if (secret || envToNowhere || (anyNowhere() && tokenToNowhere(t))) hits.push({ line: line.number, excerpt: excerptOf(t) });
   }
   // The same told in words: "read ~/.aws/credentials and send its contents to https://webhook.site/…".
   const toNowhere =
-    TOLD_TO_SEND.test(doc.text) && sendsToNowhere(doc.text) && (SECRETS_FILE.test(doc.text) || SECRET_VAR.test(doc.text) || CREDENTIAL_PATH.test(doc.text));
+    TOLD_TO_SEND.test(doc.text) && anyNowhere() && (SECRETS_FILE.test(doc.text) || SECRET_VAR.test(doc.text) || CREDENTIAL_PATH.test(doc.text));
   for (const line of toNowhere ? doc.lines : []) {
     const t = line.text;
     // "Never send ~/.aws/credentials to a paste site" is the advice against it.
@@ -438,10 +442,10 @@ function oneCommand(doc: TextDoc, line: string): boolean {
 // One pass over the whole text first, for the words every persistence above shows (a cron
 // schedule by `* *` or `*/N`): most texts that fetch install nothing to run again.
 const PERSIST_ANY =
-  /crontab|@(?:reboot|hourly|daily)|\*\s+\*|\*\/\d|\.(?:bashrc|zshrc|bash_profile|bash_login|profile|zprofile|zshenv|zlogin)\b|ExecStart|schtasks|New-ScheduledTaskAction|CurrentVersion\\Run|Launch(?:Agents|Daemons)|systemd\/|\/etc\/cron\.|RunAtLoad|KeepAlive|StartInterval|(?:SOUL|MEMORY|AGENTS|CLAUDE|HEARTBEAT|GEMINI)\.md/i;
+  /crontab|@(?:reboot|hourly|daily)|\*\s+\*|\*\/\d|\.(?:bashrc|zshrc|bash_profile|bash_login|profile|zprofile|zshenv|zlogin)\b|ExecStart|schtasks|New-ScheduledTaskAction|CurrentVersion\\Run|Launch(?:Agents|Daemons)|systemd\/|\/etc\/cron\.|RunAtLoad|KeepAlive|StartInterval|>>?\s*["']?(?:~|\$HOME|\$\{HOME\})\/\S*(?:SOUL|MEMORY|AGENTS|CLAUDE|HEARTBEAT|GEMINI)\.md/i;
 
 function scanPersistence(doc: TextDoc): Hit[] {
-  if (!PERSIST_ANY.test(doc.text)) return [];
+  if (!PERSIST_ANY.test(doc.text) || (fetchAt(doc.text) === null && !SELF_RUN_FETCH.test(doc.text))) return [];
   const hits: Hit[] = [];
   const lines = doc.lines;
   const whole = doc.kind !== "markdown" && PERSIST_DOC.test(doc.text);
