@@ -38,6 +38,10 @@ const AREAS = {
     mutate: ["src/adapters/http/**/*.ts"],
     tests: ["test/adapters/http/*.test.ts"],
   },
+  audit: {
+    mutate: ["src/audit/**/*.ts"],
+    tests: ["test/audit/*.test.ts", "test/cli/audit.test.ts"],
+  },
   sync: {
     mutate: ["src/cli/commands/sync.ts", "src/cli/agents-md.ts"],
     tests: ["test/cli/sync.test.ts", "test/cli/agents-md*.test.ts"],
