@@ -4,11 +4,12 @@
  * Only decodings that read as text are kept; an image or a hash decodes to bytes and is dropped.
  */
 import { Buffer } from "node:buffer";
+import { gunzipSync, inflateSync } from "node:zlib";
 
 export interface Decoded {
   /** Where the blob starts in the text it was found in. */
   readonly index: number;
-  readonly encoding: "base64" | "hex";
+  readonly encoding: "base64" | "gzip+base64" | "hex" | "char codes" | "octal";
   readonly text: string;
 }
 
@@ -72,13 +73,68 @@ export function decodedBlobs(text: string): Decoded[] {
     }
     if (decoded === null && BASE64.test(run) && /[0-9+/]|[A-Z].*[a-z]/.test(run)) {
       encoding = "base64";
-      decoded = readable(Buffer.from(run, "base64"));
+      const bytes = Buffer.from(run, "base64");
+      decoded = readable(bytes);
+      // Compressed, then encoded (`… | base64 -d | gunzip | sh`): inflated, bounded, and judged the same.
+      const inflated = decoded === null ? inflate(bytes) : null;
+      if (inflated !== null) {
+        encoding = "gzip+base64";
+        decoded = readable(inflated);
+      }
     }
     if (decoded === null && /[_-]/.test(run) && BASE64URL.test(run)) {
       encoding = "base64";
       decoded = readable(Buffer.from(run, "base64url"));
     }
     if (decoded !== null) out.push({ index, encoding, text: decoded });
+  }
+  return out;
+}
+
+// Past this a compressed blob is not a command line.
+const MAX_INFLATED_BYTES = 64 * 1024;
+
+/** The bytes inflated when they start as gzip or zlib data does, else null. */
+function inflate(bytes: Buffer): Buffer | null {
+  const gzip = bytes[0] === 0x1f && bytes[1] === 0x8b;
+  const zlib = bytes[0] === 0x78 && (bytes[1] === 0x01 || bytes[1] === 0x5e || bytes[1] === 0x9c || bytes[1] === 0xda);
+  if (!gzip && !zlib) return null;
+  try {
+    return (gzip ? gunzipSync : inflateSync)(bytes, { maxOutputLength: MAX_INFLATED_BYTES });
+  } catch {
+    return null;
+  }
+}
+
+// A script building its text from character codes (`String.fromCharCode(99,117,…)`, `bytes([99,…])`,
+// `[char[]](99,…)`, `chr(99)+chr(117)`): the list is only read where such a call is in the text,
+// as a list of numbers alone is data (a table, a palette) far more often than text.
+const CHAR_CODE_CALL = /\bfromCharCode\b|\bchr\s*\(|\bbytes\s*\(|\bbytearray\s*\(|\[char\[?\]?\]|\bpack\s*\(\s*['"][cCU]\*/;
+// What CHAR_CODE_CALL needs, looked for natively before the pattern is run.
+const CHAR_CODE_HINTS = ["fromCharCode", "chr", "bytes", "bytearray", "[char", "pack"];
+const CHAR_CODE_LIST = /(?<![\d.])(?:(?:\d{1,3}|0x[0-9a-fA-F]{1,2})\s*,\s*){7,}(?:\d{1,3}|0x[0-9a-fA-F]{1,2})(?![\d.])/g;
+// Octal escapes (`printf '\143\165\162\154'`, `$'\143…'`), eight or more in a row.
+const OCTAL_RUN = /(?:\\[0-3][0-7]{2}){8,}/g;
+
+/** Text spelled as character codes or octal escapes, decoded when it reads as text. */
+export function codedTexts(text: string): Decoded[] {
+  const out: Decoded[] = [];
+  if (text.includes("\\") && /\\[0-3][0-7]{2}\\[0-3][0-7]{2}/.test(text)) {
+    for (const m of text.matchAll(OCTAL_RUN)) {
+      if (out.length >= MAX_BLOBS || m[0].length > MAX_BLOB_CHARS) break;
+      const codes = m[0].split("\\").slice(1).map((o) => parseInt(o, 8));
+      const decoded = readable(Buffer.from(codes));
+      if (decoded !== null) out.push({ index: m.index, encoding: "octal", text: decoded });
+    }
+  }
+  if (CHAR_CODE_HINTS.some((h) => text.includes(h)) && CHAR_CODE_CALL.test(text)) {
+    for (const m of text.matchAll(CHAR_CODE_LIST)) {
+      if (out.length >= MAX_BLOBS || m[0].length > MAX_BLOB_CHARS) break;
+      const codes = m[0].split(",").map((n) => Number(n.trim()));
+      if (codes.some((c) => c > 126 || (c < 32 && c !== 9 && c !== 10 && c !== 13))) continue;
+      const decoded = readable(Buffer.from(codes));
+      if (decoded !== null) out.push({ index: m.index, encoding: "char codes", text: decoded });
+    }
   }
   return out;
 }

@@ -11,4 +11,4 @@ export { confusableFindings } from "./confusable.js";
 export { verdictOf } from "./verdict.js";
 
 /** Changes whenever a rule is added, removed or changes what it matches: a lockfile records what it accepted under. */
-export const RULES_VERSION: string = "2026-12-04.1";
+export const RULES_VERSION: string = "2026-12-04.2";

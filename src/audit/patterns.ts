@@ -4,14 +4,33 @@
  */
 import { hostClass, hostOf, type HostClass } from "./host-class.js";
 
-/** A program or call that downloads. */
+/**
+ * A program or call that downloads: the download tools, and the calls of Python, PowerShell and
+ * Ruby (`URI.open`) that do the same (Node's and Perl's: FETCH_CALL, below).
+ */
 export const FETCH =
-  /\b(?:curl|wget|aria2c|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|Start-BitsTransfer|bitsadmin|certutil(?:\.exe)?\s+[^\n]*-urlcache|DownloadString|DownloadFile|DownloadData|urlopen|urlretrieve|requests\.get|httpx\.get)\b/i;
+  /\b(?:curl|wget|aria2c|iwr|irm|Invoke-WebRequest|Invoke-RestMethod|Start-BitsTransfer|bitsadmin|certutil(?:\.exe)?\s+[^\n]*-urlcache|DownloadString|DownloadFile|DownloadData|urlopen|urlretrieve|requests\.get|httpx\.get|URI\.open)\b/i;
+
+// Node's and Perl's downloads, in the one letter case they are written in (as the triggers' literals are).
+const FETCH_CALL = /\bhttps?\.get\s*\(|LWP::(?:Simple|UserAgent)\b/;
+
+/** Where a line downloads: FETCH, or Node's `https.get(` or Perl's `LWP::Simple`. */
+export function fetchAt(line: string): RegExpExecArray | null {
+  return FETCH.exec(line) ?? FETCH_CALL.exec(line);
+}
+
+/**
+ * Windows programs that download and run in one step: `mshta URL`, `regsvr32 /i:URL scrobj.dll`,
+ * `msiexec /i URL`, `rundll32 …javascript:…URL`. Each is its own fetch and its own run.
+ */
+export const SELF_RUN_FETCH =
+  /\bmshta(?:\.exe)?\s+["']?(?:https?|ftp):\/\/|\bregsvr32(?:\.exe)?\b[^\n]*\/i:\s*["']?https?:\/\/|\bmsiexec(?:\.exe)?\b[^\n]*\/(?:i|package)\s+["']?https?:\/\/|\brundll32(?:\.exe)?\b[^\n]*\bjavascript:[^\n]*https?:\/\//i;
 
 /**
  * Text turned back from an encoding: base64 / base32 / hex tools in every spelling people use
- * (`base64 -d`, `-D`, `--decode`, `-di`, `openssl base64 -d`, `openssl enc -d -a`, `xxd -r -p`)
- * and the library calls that do the same in Python, Node, Ruby, Perl and PowerShell.
+ * (`base64 -d`, `-D`, `--decode`, `-di`, `openssl base64 -d`, `openssl enc -d -a`, `xxd -r -p`),
+ * hex and octal escapes given to `printf`, letter rotations by `tr`, `rev`, and the library
+ * calls that do the same in Python, Node, Ruby, Perl and PowerShell (char codes, marshal, zlib).
  */
 export const DECODE = new RegExp(
   [
@@ -30,8 +49,16 @@ export const DECODE = new RegExp(
     String.raw`\bunhexlify\b`,
     String.raw`\bcodecs\.decode\b`,
     String.raw`\bunpack\s*\(\s*['"][mH]`,
-    String.raw`\b(?:printf|echo\s+-e|echo\s+-ne|echo\s+\$)\s*['"]?(?:\\x[0-9a-fA-F]{2}){4,}`,
+    String.raw`\b(?:printf|echo\s+-e|echo\s+-ne|echo\s+\$)\s*['"]?(?:\\x[0-9a-fA-F]{2}|\\[0-3][0-7]{2}){4,}`,
     String.raw`\brev\b\s*\|`,
+    // rot13 and other letter rotations: `tr 'A-Za-z' 'N-ZA-Mn-za-m'`. A case change (`tr A-Z a-z`)
+    // maps onto a set starting at `a` or `A`, and is not one.
+    String.raw`\btr\s+['"]?(?:A-Za-z|a-zA-Z|A-Z|a-z)['"]?\s+['"]?[B-Zb-z]-[A-Za-z]`,
+    // Char codes run as they are built (a minified library has both words on its one line, apart).
+    String.raw`\b(?:eval|Function|execSync|exec)\s*\(\s*String\.fromCharCode\s*\(`,
+    String.raw`\bmarshal\.loads\b`,
+    String.raw`\bzlib\.decompress\b`,
+    String.raw`\bcertutil(?:\.exe)?\s+(?:-f\s+)?-decode(?:hex)?\b`,
   ].join("|"),
   "i",
 );
@@ -43,8 +70,8 @@ export const DECODE = new RegExp(
  */
 export const PIPE_RUN = new RegExp(
   [
-    String.raw`\|\s*(?:sudo\s+(?:-[A-Za-z]+\s+)*)?(?:env\s+(?:\w+=\S*\s+)*)?(?:[\w./-]*\/)?(?:ba|z|da|k|c|tc|fi|a|mk)?sh(?:\.exe)?(?=\s*$|\s*[;&|)\x60'"]|\s*-->|\s+-s\b|\s+-\s|\s+-$|\s+--\s|\s+-[xeiv]+\b|\s+-s$)`,
-    String.raw`\|\s*(?:sudo\s+(?:-[A-Za-z]+\s+)*)?(?:[\w./-]*\/)?(?:python[0-9.]*|py|perl|ruby|node|deno|bun|php|pwsh|powershell(?:\.exe)?|osascript)(?=\s*$|\s*[;&|)\x60'"]|\s*-->|\s+-\s|\s+-$)`,
+    String.raw`\|\s*(?:sudo\s+(?:-[A-Za-z]+\s+)*)?(?:(?:[\w./-]*\/)?env\s+(?:\w+=\S*\s+)*)?(?:[\w./-]*\/)?(?:ba|z|da|k|c|tc|fi|a|mk)?sh(?:\.exe)?(?=\s*$|\s*[;&|)\x60'"]|\s*-->|\s*<\/|\s+\d?>|\s+-s\b|\s+-\s|\s+-$|\s+--\s|\s+-[xeiv]+\b|\s+-s$)`,
+    String.raw`\|\s*(?:sudo\s+(?:-[A-Za-z]+\s+)*)?(?:(?:[\w./-]*\/)?env\s+)?(?:[\w./-]*\/)?(?:python[0-9.]*|py|perl|ruby|node|deno|bun|php|pwsh|powershell(?:\.exe)?|osascript)(?=\s*$|\s*[;&|)\x60'"]|\s*-->|\s*<\/|\s+-\s|\s+-$)`,
     String.raw`\|\s*(?:iex|Invoke-Expression)\b`,
     String.raw`\|\s*source\s*(?:\/dev\/stdin)?(?=\s*$|\s*[;&|)])`,
   ].join("|"),
@@ -64,6 +91,9 @@ export const WRAP_RUN = new RegExp(
     String.raw`\bsource\s+<\(`,
     String.raw`(?:^|[\s;&|])\.\s+<\(`,
     String.raw`\b(?:iex|Invoke-Expression)\b`,
+    // An interpreter given the substitution as its program: `python3 -c "$(curl …)"`, `osascript -e "$(…)"`, `node <(…)`.
+    String.raw`\b(?:python[0-9.]*|node|deno|bun|perl|ruby|php|osascript|pwsh|powershell)\s+(?:-\w+\s+)*-(?:c|e|r|Command)\s+["']?(?:\$\(|\x60)`,
+    String.raw`\b(?:python[0-9.]*|node|deno|bun|perl|ruby|php)\s+(?:-\w+\s+)*<\(`,
   ].join("|"),
   "i",
 );

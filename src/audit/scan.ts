@@ -4,7 +4,7 @@
  * text judged by the same rules, at most MAX_DEPTH decodings deep (a blob inside a blob).
  */
 import { ENCODED_PAYLOAD, NATIVE_EXECUTABLE, SHELL_PREAPPROVED, TEXT_RULES, type Hit, type Rule } from "./rules.js";
-import { decodedBlobs } from "./decode.js";
+import { codedTexts, decodedBlobs } from "./decode.js";
 import { kindOf, lineAt, textDoc, type FileKind, type TextDoc } from "./text-doc.js";
 import { triggersOf, vocabularyOf, wordsAskedBy, type Triggers } from "./triggers.js";
 import type { Finding } from "./types.js";
@@ -53,7 +53,7 @@ function scanText(file: string, text: string, depth: number, kind?: FileKind): F
     for (const hit of rule.scan(doc)) out.push(finding(rule, file, hit));
   }
   if (depth < MAX_DEPTH) {
-    for (const blob of decodedBlobs(text)) {
+    for (const blob of [...decodedBlobs(text), ...codedTexts(text)]) {
       const line = lineAt(text, blob.index);
       const shown = blob.text.replace(/\s+/g, " ").trim().slice(0, 120);
       const prefix = `decoded from ${blob.encoding} ${JSON.stringify(shown)}: `;
