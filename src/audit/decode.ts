@@ -110,14 +110,18 @@ function inflate(bytes: Buffer): Buffer | null {
 // `[char[]](99,…)`, `chr(99)+chr(117)`): the list is only read where such a call is in the text,
 // as a list of numbers alone is data (a table, a palette) far more often than text.
 const CHAR_CODE_CALL = /\bfromCharCode\b|\bchr\s*\(|\bbytes\s*\(|\bbytearray\s*\(|\[char\[?\]?\]|\bpack\s*\(\s*['"][cCU]\*/;
-// What CHAR_CODE_CALL needs, looked for natively before the pattern is run.
-const CHAR_CODE_HINTS = ["fromCharCode", "chr", "bytes", "bytearray", "[char", "pack"];
+// What CHAR_CODE_CALL needs: a word its every spelling bounds on both sides, so the triggers' word
+// scan answers for it (a native look for `chr` alone was true of every text naming Chrome).
+export const CHAR_CODE_WORDS = ["fromcharcode", "chr", "bytes", "bytearray", "char", "pack"];
 const CHAR_CODE_LIST = /(?<![\d.])(?:(?:\d{1,3}|0x[0-9a-fA-F]{1,2})\s*,\s*){7,}(?:\d{1,3}|0x[0-9a-fA-F]{1,2})(?![\d.])/g;
 // Octal escapes (`printf '\143\165\162\154'`, `$'\143…'`), eight or more in a row.
 const OCTAL_RUN = /(?:\\[0-3][0-7]{2}){8,}/g;
 
-/** Text spelled as character codes or octal escapes, decoded when it reads as text. */
-export function codedTexts(text: string): Decoded[] {
+/**
+ * Text spelled as character codes or octal escapes, decoded when it reads as text. `mayCallCharCodes`
+ * is whether the text holds one of CHAR_CODE_WORDS (the caller's triggers know).
+ */
+export function codedTexts(text: string, mayCallCharCodes: boolean): Decoded[] {
   const out: Decoded[] = [];
   if (text.includes("\\") && /\\[0-3][0-7]{2}\\[0-3][0-7]{2}/.test(text)) {
     for (const m of text.matchAll(OCTAL_RUN)) {
@@ -127,7 +131,7 @@ export function codedTexts(text: string): Decoded[] {
       if (decoded !== null) out.push({ index: m.index, encoding: "octal", text: decoded });
     }
   }
-  if (CHAR_CODE_HINTS.some((h) => text.includes(h)) && CHAR_CODE_CALL.test(text)) {
+  if (mayCallCharCodes && CHAR_CODE_CALL.test(text)) {
     for (const m of text.matchAll(CHAR_CODE_LIST)) {
       if (out.length >= MAX_BLOBS || m[0].length > MAX_BLOB_CHARS) break;
       const codes = m[0].split(",").map((n) => Number(n.trim()));

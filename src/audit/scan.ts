@@ -4,7 +4,7 @@
  * text judged by the same rules, at most MAX_DEPTH decodings deep (a blob inside a blob).
  */
 import { ENCODED_PAYLOAD, NATIVE_EXECUTABLE, SHELL_PREAPPROVED, TEXT_RULES, type Hit, type Rule } from "./rules.js";
-import { codedTexts, decodedBlobs } from "./decode.js";
+import { CHAR_CODE_WORDS, codedTexts, decodedBlobs } from "./decode.js";
 import { kindOf, lineAt, textDoc, type FileKind, type TextDoc } from "./text-doc.js";
 import { triggersOf, vocabularyOf, wordsAskedBy, type Triggers } from "./triggers.js";
 import type { Finding } from "./types.js";
@@ -13,7 +13,7 @@ const MAX_DEPTH = 2;
 
 // The words and literals the rules' `needs` ask about, looked for in one pass per text.
 const LITERALS = new Set<string>();
-const VOCABULARY = vocabularyOf(wordsAskedBy(TEXT_RULES.map((r) => r.needs), 64, LITERALS), LITERALS);
+const VOCABULARY = vocabularyOf([...wordsAskedBy(TEXT_RULES.map((r) => r.needs), 64, LITERALS), ...CHAR_CODE_WORDS], LITERALS);
 
 // What a decoded blob must look like to be a hidden command rather than hidden data.
 const COMMAND_LIKE =
@@ -53,7 +53,7 @@ function scanText(file: string, text: string, depth: number, kind?: FileKind): F
     for (const hit of rule.scan(doc)) out.push(finding(rule, file, hit));
   }
   if (depth < MAX_DEPTH) {
-    for (const blob of [...decodedBlobs(text), ...codedTexts(text)]) {
+    for (const blob of [...decodedBlobs(text), ...codedTexts(text, triggers.any(...CHAR_CODE_WORDS))]) {
       const line = lineAt(text, blob.index);
       const shown = blob.text.replace(/\s+/g, " ").trim().slice(0, 120);
       const prefix = `decoded from ${blob.encoding} ${JSON.stringify(shown)}: `;

@@ -191,9 +191,15 @@ export function triggersOf(text: string, vocabulary?: Vocabulary): Triggers {
     any: (...list) => {
       // A word the scan was not told about (none, when the vocabulary came from the rules) is answered by both ways of reading words.
       if (vocabulary === undefined) return inSplit(list);
-      if (!list.every(known)) return inSplit(list) || list.some((w) => new RegExp(`\\b${w.replace(/-/g, "\\-")}\\b`, "i").test(text));
       const found = seenWords();
-      return list.some((w) => found.has(w)) || (folds && inSplit(list));
+      // One look-up per word: most texts hold none of the vocabulary, and the rules ask often.
+      let unknown = false;
+      for (const w of list) {
+        if (!known(w)) unknown = true;
+        else if (found.has(w)) return true;
+      }
+      if (unknown) return inSplit(list) || list.some((w) => new RegExp(`\\b${w.replace(/-/g, "\\-")}\\b`, "i").test(text));
+      return folds && inSplit(list);
     },
     holds: (...literals) => literals.some(holdsLiteral),
     // UTF-8 takes more bytes than UTF-16 takes units exactly for a character past ASCII; the
