@@ -194,9 +194,10 @@ export function triggersOf(text: string, vocabulary?: Vocabulary): Triggers {
       const found = seenWords();
       // One look-up per word: most texts hold none of the vocabulary, and the rules ask often.
       let unknown = false;
+      const none = found.size === 0;
       for (const w of list) {
         if (!known(w)) unknown = true;
-        else if (found.has(w)) return true;
+        else if (!none && found.has(w)) return true;
       }
       if (unknown) return inSplit(list) || list.some((w) => new RegExp(`\\b${w.replace(/-/g, "\\-")}\\b`, "i").test(text));
       return folds && inSplit(list);
