@@ -97,3 +97,33 @@ test("the blob gate never skips a text holding a blob: wherever the blob search 
   }
   assert.equal(mayHoldRun("printf '\\x63'"), true);
 });
+
+test("the word scan sees a word exactly where it stands between word boundaries, in any letter case, and a literal exactly where it is written", () => {
+  // Looser only would be sound, but a scan that answers yes too often runs every rule over every
+  // text: the budget of SPEC §12 is the scan's exactness.
+  const vocabulary = vocabularyOf(WORDS, LITERALS);
+  const bounded = (w: string, t: string): boolean => new RegExp(`(?<![A-Za-z0-9_])${w.replace(/-/g, "\\-")}(?![A-Za-z0-9_])`, "i").test(t);
+  fc.assert(
+    fc.property(text, (t) => {
+      // The two characters that lower-case into ASCII send a text to the split as well (looser on purpose).
+      if (/[\u0130\u212a]/.test(t)) return;
+      const fast = triggersOf(t, vocabulary);
+      for (const w of WORDS) assert.equal(fast.any(w), bounded(w, t), `${JSON.stringify(w)} in ${JSON.stringify(t)}`);
+      for (const l of LITERALS) assert.equal(fast.holds(l), t.includes(l), `${JSON.stringify(l)} in ${JSON.stringify(t)}`);
+    }),
+    { numRuns: 2000, seed: 13 },
+  );
+  // The edges: a hyphenated word whole, not its last part alone; a word at the text's start and end; none in an empty text.
+  const w = (t: string, word: string): boolean => triggersOf(t, vocabulary).any(word);
+  assert.equal(w("run Invoke-WebRequest now", "invoke-webrequest"), true);
+  assert.equal(w("run xInvoke-WebRequest now", "invoke-webrequest"), false);
+  assert.equal(w("run Invoke-WebRequestx now", "invoke-webrequest"), false);
+  assert.equal(w("-WebRequest", "invoke-webrequest"), false);
+  assert.equal(w("curl", "curl"), true);
+  assert.equal(w("xcurl", "curl"), false);
+  assert.equal(w("curl_x", "curl"), false);
+  assert.equal(w("", "curl"), false);
+  assert.equal(w("nothing here", "curl"), false);
+  assert.equal(triggersOf("plain words", vocabulary).any("curl", "wget"), false);
+  assert.equal(triggersOf("then WGET it", vocabulary).any("curl", "wget"), true);
+});
