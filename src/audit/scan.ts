@@ -11,9 +11,8 @@ import type { Finding } from "./types.js";
 
 const MAX_DEPTH = 2;
 
-// The words and literals the rules' `needs` ask about, looked for in one pass per text.
-const LITERALS = new Set<string>();
-const VOCABULARY = vocabularyOf([...wordsAskedBy(TEXT_RULES.map((r) => r.needs), 64, LITERALS), ...CHAR_CODE_WORDS], LITERALS);
+// The words the rules' `needs` (and the char-code decoding) ask about, found in one scan per text.
+const VOCABULARY = vocabularyOf([...wordsAskedBy(TEXT_RULES.map((r) => r.needs), 64), ...CHAR_CODE_WORDS]);
 
 // What a decoded blob must look like to be a hidden command rather than hidden data.
 const COMMAND_LIKE =

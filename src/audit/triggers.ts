@@ -28,8 +28,6 @@ const WORD_CHAR = /^[a-z0-9_-]+$/;
  */
 export interface Vocabulary {
   readonly words: ReadonlySet<string>;
-  /** The literals `holds` is asked about; each is looked for as written, once per text. */
-  readonly literals: ReadonlySet<string>;
   /** Open-addressed hash table: a slot holds an index into `entries`, or -1. */
   readonly slots: Int32Array;
   readonly entries: readonly VocabularyEntry[];
@@ -44,13 +42,11 @@ interface VocabularyEntry {
   readonly before: number;
 }
 
-// Characters whose lower case is an ASCII letter (the Kelvin sign, the dotted capital I): the
-// split lower-cases them into words the scan cannot see, so a text holding one asks the split too.
-const PRINTABLE_ASCII = /^[\x20-\x7e]{2,}$/;
-
 // A word character as `\b` knows it ([A-Za-z0-9_]), by code unit: its lower case, or 0. Every
 // code unit has an entry, so the scan reads one table per character and compares nothing else;
-// the two characters that lower-case into ASCII are marked FOLDS.
+// the two characters that lower-case into ASCII (the Kelvin sign, the dotted capital I) are marked
+// FOLDS: the split lower-cases them into words the scan cannot see, so a text holding one asks the
+// split too.
 const LOWER = new Uint8Array(0x10000);
 const FOLDS = 1;
 for (const c of "abcdefghijklmnopqrstuvwxyz0123456789_") LOWER[c.charCodeAt(0)] = c.charCodeAt(0);
@@ -67,7 +63,7 @@ function hashOf(run: string): number {
   return h;
 }
 
-export function vocabularyOf(words: Iterable<string>, literals: Iterable<string> = []): Vocabulary {
+export function vocabularyOf(words: Iterable<string>): Vocabulary {
   const set = new Set([...words].filter((w) => WORD_CHAR.test(w) && /^[a-z0-9_]/.test(w) && /[a-z0-9_]$/.test(w) && !w.includes("--")));
   const entries: VocabularyEntry[] = [...set].map((word) => {
     const last = word.slice(word.lastIndexOf("-") + 1);
@@ -83,8 +79,7 @@ export function vocabularyOf(words: Iterable<string>, literals: Iterable<string>
     while (slots[s] !== -1) s = (s + 1) & (size - 1);
     slots[s] = i;
   });
-  const lits = new Set([...literals].filter((l) => PRINTABLE_ASCII.test(l)));
-  return { words: set, literals: lits, slots, entries };
+  return { words: set, slots, entries };
 }
 
 /**
@@ -108,7 +103,7 @@ function scanWords(text: string, vocabulary: Vocabulary, seen: Set<string>): boo
     const start = i;
     let h = 0;
     do {
-      h = (Math.imul(h, 31) + lower) | 0;
+      h = step(h, lower);
       i++;
       lower = i < n ? LOWER[text.charCodeAt(i)]! : 0;
     } while (isWordCode(lower));
